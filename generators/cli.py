@@ -1,0 +1,43 @@
+"""``hallubench generate NAME ...``: shared options, then the named generator."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from hallubench.backends import CallCache, backend_spec, make_client
+from generators import precisewikiqa
+from generators.publishing import check_output_dir, push_test_set, save_test_set
+
+GENERATORS = {
+    "precisewikiqa": (precisewikiqa, precisewikiqa.FEATURES, "Generate a PreciseWikiQA test set (HalluLens 3.1)"),
+}
+
+
+def add_parsers(subparsers) -> None:
+    generate = subparsers.add_parser("generate", help="materialise a fresh test set as a Hugging Face dataset")
+    names = generate.add_subparsers(dest="generator_name", required=True, metavar="NAME")
+    for name, (module, _, help_text) in GENERATORS.items():
+        parser = names.add_parser(name, help=help_text, description=help_text)
+        module.add_arguments(parser)
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--out", type=Path, required=True, help="output folder (save_to_disk + README.md card)")
+        parser.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
+        parser.add_argument("--push-to-hub", metavar="REPO_ID", help="also publish dataset + card to the Hub")
+        parser.add_argument("--private", action="store_true", help="with --push-to-hub: create a private repo")
+        parser.add_argument("--cache", type=Path, help="SQLite call cache (default $HALLUBENCH_CACHE or ~/.cache/hallubench)")
+        parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    module, features, _ = GENERATORS[args.generator_name]
+    check_output_dir(args.out, args.overwrite)
+    client = make_client(backend_spec(args.generator), CallCache(args.cache))
+    try:
+        rows, card = module.run(args, client)
+    finally:
+        client.report()
+    save_test_set(rows, features, args.out, card, args.overwrite)
+    if args.push_to_hub:
+        push_test_set(args.out, args.push_to_hub, args.private)
+    return 0

@@ -1,0 +1,1 @@
+"""Judges and metric functions for hallubench's benchmarks (plain Python, usable outside lm-eval)."""

@@ -1,0 +1,58 @@
+"""Tolerant parsers for judge replies. They return None when a reply cannot be read: an
+unreadable verdict is recorded as such, never guessed."""
+
+from __future__ import annotations
+
+import json
+import re
+
+_FENCE = re.compile(r"```(?:json)?", re.IGNORECASE)
+_OBJECT = re.compile(r"\{[^{}]*\}", re.DOTALL)
+
+
+def _json_objects(text: str) -> list[dict]:
+    objects = []
+    for match in _OBJECT.finditer(_FENCE.sub(" ", text)):
+        candidate = match.group(0)
+        for attempt in (candidate, candidate.replace("'", '"'), re.sub(r"\b(True|False)\b", lambda m: m.group(1).lower(), candidate)):
+            try:
+                value = json.loads(attempt)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                objects.append({str(k).strip().lower(): v for k, v in value.items()})
+                break
+    return objects
+
+
+def parse_json_bool(text: str, key: str) -> bool | None:
+    """Read ``{"key": true|false}`` anywhere in ``text`` (code fences, case, quotes, extra prose).
+
+    Falls back to a bare ``key: true`` pattern; conflicting values make the reply unreadable.
+    """
+    key = key.lower()
+    values = set()
+    for obj in _json_objects(text):
+        if key in obj:
+            value = obj[key]
+            if isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no"):
+                value = value.strip().lower() in ("true", "yes")
+            if isinstance(value, bool):
+                values.add(value)
+    if not values:
+        pattern = rf"[\"']?{re.escape(key)}[\"']?\s*[:=]\s*[\"']?(true|false)\b"
+        values = {m.group(1).lower() == "true" for m in re.finditer(pattern, text, re.IGNORECASE)}
+    return values.pop() if len(values) == 1 else None
+
+
+def parse_label(text: str, labels: tuple[str, ...], key: str = "verdict") -> str | None:
+    """Read one of ``labels`` from ``{"verdict": LABEL}`` or, failing that, from the text when
+    exactly one distinct label occurs in it as a whole word (any case)."""
+    canon = {label.lower(): label for label in labels}
+    for obj in _json_objects(text):
+        value = obj.get(key)
+        if isinstance(value, str) and value.strip().lower() in canon:
+            return canon[value.strip().lower()]
+    words = "|".join(re.escape(label) for label in labels)
+    found = {m.group(0).lower() for m in re.finditer(rf"(?<![\w-])(?:{words})(?![\w-])", text, re.IGNORECASE)}
+    return canon[found.pop()] if len(found) == 1 else None

@@ -1,0 +1,35 @@
+"""Model backends: one spec string names a model for generators and judges alike.
+
+- ``openai:base_url=URL[|URL2],model=NAME[,concurrency=K,timeout=S,max_retries=R,api_key_env=VAR]``
+- ``hf:pretrained=PATH_OR_ID[,gguf_file=F,batch_size=B,device=cpu]``
+- ``smollm2`` (the embedded SmolLM2-135M-Instruct, an ``hf`` backend)
+"""
+
+from __future__ import annotations
+
+from hallubench.backends.base import ChatRequest, Completion
+from hallubench.backends.cache import CallCache
+from hallubench.backends.client import ModelClient
+from hallubench.backends.hf_local import HFLocalBackend, embedded_model_args
+from hallubench.backends.openai_http import OpenAIChatBackend
+from hallubench.specs import Spec, parse_spec
+
+BACKEND_KINDS = ("openai", "hf", "smollm2")
+
+__all__ = ["ChatRequest", "Completion", "CallCache", "ModelClient", "make_client", "BACKEND_KINDS", "backend_spec"]
+
+
+def backend_spec(text: str) -> Spec:
+    """Parse a backend spec string (validated when the client is made)."""
+    return parse_spec(text, BACKEND_KINDS)
+
+
+def make_client(spec: Spec, cache: CallCache | None) -> ModelClient:
+    """A cached client for a parsed backend spec."""
+    if spec.kind == "openai":
+        backend = OpenAIChatBackend.from_args(spec.args)
+    elif spec.kind == "hf":
+        backend = HFLocalBackend.from_args(spec.args)
+    else:
+        backend = HFLocalBackend.from_args({**embedded_model_args(), **spec.args})
+    return ModelClient(backend, cache, spec.public())

