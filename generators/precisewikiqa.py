@@ -6,6 +6,7 @@ quota is met or the source runs out."""
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import re
 from collections import Counter
@@ -165,12 +166,15 @@ def generate(
     seen_questions: set[str] = set()
     cursor = {b: 0 for b in bins}
     while True:
+        # Oversample by the acceptance rate seen so far (deterministic given the cached responses).
+        tried, kept = sum(report.tried.values()), sum(len(a) for a in accepted.values())
+        rate = max(kept / tried, 0.1) if tried else 0.5
         wave: list[Candidate] = []
         for b in bins:
             missing = report.quotas[b] - len(accepted[b])
             if missing <= 0:
                 continue
-            take = pools.get(b, [])[cursor[b] : cursor[b] + missing + max(2, missing // 2)]
+            take = pools.get(b, [])[cursor[b] : cursor[b] + math.ceil(missing / rate)]
             cursor[b] += len(take)
             wave.extend(take)
         if not wave:
@@ -222,7 +226,7 @@ def _run_wave(wave: list[Candidate], client: ModelClient, settings: Settings, re
                 _question_messages(c.article.title, c.reference),
                 temperature=settings.question_temperature,
                 top_p=settings.question_top_p,
-                max_tokens=128,
+                max_tokens=64,
                 seed=_seed_for(settings.seed, "question", c.article.title),
             )
             for c in wave
@@ -238,7 +242,7 @@ def _run_wave(wave: list[Candidate], client: ModelClient, settings: Settings, re
             cand.question = question
             asked.append(cand)
     answers = client.complete_or_raise(
-        [ChatRequest.from_messages(_answer_messages(c.reference, c.question), temperature=0.0, max_tokens=48) for c in asked],
+        [ChatRequest.from_messages(_answer_messages(c.reference, c.question), temperature=0.0, max_tokens=32) for c in asked],
         desc="generate: answers",
     )
     for cand, text in zip(asked, answers):

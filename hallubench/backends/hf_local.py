@@ -28,7 +28,7 @@ def embedded_model_args() -> dict[str, str]:
 class HFLocalBackend:
     """Batched local generation; the model loads on first use."""
 
-    def __init__(self, pretrained: str, batch_size: int = 8, device: str = "cpu", **model_kwargs: Any):
+    def __init__(self, pretrained: str, batch_size: int = 16, device: str = "cpu", **model_kwargs: Any):
         self.model_args = {"pretrained": str(pretrained), "batch_size": int(batch_size), "device": device, **model_kwargs}
         name = Path(str(pretrained)).name if Path(str(pretrained)).exists() else str(pretrained)
         self.identity = f"hf/{name}" + (f"/{model_kwargs['gguf_file']}" if model_kwargs.get("gguf_file") else "")

@@ -98,7 +98,7 @@ class OpenAIChatBackend:
         retrying = Retrying(
             retry=retry_if_exception_type(TransientError),
             stop=stop_after_attempt(self.max_retries + 1),
-            wait=wait_exponential_jitter(initial=self.backoff, max=60.0),
+            wait=wait_exponential_jitter(multiplier=self.backoff, max=60.0),
             reraise=False,
         )
         try:

@@ -1,0 +1,78 @@
+"""A minimal OpenAI-compatible chat server on 127.0.0.1 for tests, benchmarks and dry runs.
+
+``reply(messages) -> str`` decides the answer; ``faults`` is a queue of injected failures served
+before normal answers ("500", "429", "garbage", "timeout"); ``latency`` delays every answer.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+
+class LoopbackChatServer:
+    """Serves ``POST /v1/chat/completions`` until ``close()``; counts requests."""
+
+    def __init__(self, reply: Callable[[list[dict]], str], latency: float = 0.0, faults: list[str] | None = None, hang_seconds: float = 5.0):
+        self.reply, self.latency, self.hang_seconds = reply, latency, hang_seconds
+        self.faults = deque(faults or [])
+        self.requests: list[dict] = []
+        self.headers: list[dict] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                with server._lock:
+                    server.requests.append(body)
+                    server.headers.append(dict(self.headers))
+                    fault = server.faults.popleft() if server.faults else None
+                if fault == "timeout":
+                    time.sleep(server.hang_seconds)
+                if fault in ("500", "429", "503"):
+                    self._send(int(fault), b'{"error": "injected"}')
+                    return
+                if fault == "garbage":
+                    self._send(200, b"<html>not json</html>")
+                    return
+                time.sleep(server.latency)
+                text = server.reply(body.get("messages", []))
+                payload = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
+                self._send(200, json.dumps(payload).encode())
+
+            def _send(self, status: int, data: bytes) -> None:
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> "LoopbackChatServer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

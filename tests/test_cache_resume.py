@@ -1,0 +1,55 @@
+"""The call cache: a run killed half-way keeps its finished calls, and the re-run makes no
+repeat calls for them; decoding parameters are part of the key."""
+
+import multiprocessing as mp
+import os
+import signal
+import time
+
+from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
+from hallubench.loopback import LoopbackChatServer
+
+
+def _run_and_get_killed(base_url, cache_path):
+    client = make_client(backend_spec(f"openai:base_url={base_url},model=m,concurrency=1"), CallCache(cache_path))
+    client.complete([ChatRequest.from_messages([{"role": "user", "content": f"q{i}"}]) for i in range(20)])
+
+
+def test_killed_run_resumes_without_repeating_finished_calls(tmp_path):
+    cache_path = tmp_path / "calls.sqlite"
+    with LoopbackChatServer(lambda m: "a:" + m[-1]["content"], latency=0.05) as server:
+        proc = mp.get_context("spawn").Process(target=_run_and_get_killed, args=(server.base_url, cache_path))
+        proc.start()
+        deadline = time.time() + 60
+        while len(server.requests) < 8 and time.time() < deadline:
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.join()
+        first = len(server.requests)
+        assert 8 <= first < 20
+        cache = CallCache(cache_path)
+        client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m,concurrency=4"), cache)
+        out = client.complete([ChatRequest.from_messages([{"role": "user", "content": f"q{i}"}]) for i in range(20)])
+        assert [c.text for c in out] == [f"a:q{i}" for i in range(20)]
+        # Only calls that had not finished before the kill were made again (at most the one in flight).
+        assert client.stats.cached >= first - 1
+        assert len(server.requests) - first == 20 - client.stats.cached
+        again = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), cache)
+        again.complete([ChatRequest.from_messages([{"role": "user", "content": f"q{i}"}]) for i in range(20)])
+        assert again.stats.calls == 0 and again.stats.cached == 20
+
+
+def test_cache_key_covers_model_messages_and_decoding():
+    base = ChatRequest.from_messages([{"role": "user", "content": "x"}])
+    assert base.cache_key("openai-chat/a") != base.cache_key("openai-chat/b")
+    assert base.cache_key("b") != ChatRequest.from_messages([{"role": "user", "content": "y"}]).cache_key("b")
+    assert base.cache_key("b") != ChatRequest(base.messages, temperature=0.7, seed=1).cache_key("b")
+    assert ChatRequest(base.messages, temperature=0.7, seed=1).cache_key("b") != ChatRequest(base.messages, temperature=0.7, seed=2).cache_key("b")
+    assert base.cache_key("b") == ChatRequest(base.messages, seed=5).cache_key("b")  # greedy ignores seed
+
+
+def test_duplicate_requests_are_sent_once(tmp_path):
+    with LoopbackChatServer(lambda m: "same") as server:
+        client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), CallCache(tmp_path / "c.sqlite"))
+        out = client.complete([ChatRequest.from_messages([{"role": "user", "content": "x"}])] * 5)
+    assert [c.text for c in out] == ["same"] * 5 and len(server.requests) == 1

@@ -1,0 +1,80 @@
+"""The OpenAI-compatible backend against a loopback server: retries on injected 5xx / 429 /
+timeouts / garbage, clear failure after retries, replicas, secrets kept out of cache keys."""
+
+import pytest
+
+from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
+from hallubench.errors import HallubenchError
+from hallubench.loopback import LoopbackChatServer
+
+
+def echo(messages):
+    return "echo:" + messages[-1]["content"]
+
+
+def client_for(server, cache=None, **extra):
+    args = ",".join(f"{k}={v}" for k, v in {"max_retries": 3, "backoff": 0.01, "timeout": 1, **extra}.items())
+    return make_client(backend_spec(f"openai:base_url={server.base_url},model=m,{args}"), cache)
+
+
+def requests(n):
+    return [ChatRequest.from_messages([{"role": "user", "content": f"q{i}"}]) for i in range(n)]
+
+
+def test_transient_faults_are_retried_until_success():
+    with LoopbackChatServer(echo, faults=["500", "429", "garbage", "timeout", "503"], hang_seconds=2) as server:
+        client = client_for(server, concurrency=1, max_retries=5)
+        out = client.complete(requests(2))
+    assert [c.text for c in out] == ["echo:q0", "echo:q1"]
+    assert client.stats.failed == 0
+    assert len(server.requests) == 7  # five injected failures + two answers
+
+
+def test_persistent_failure_is_reported_not_crashing():
+    with LoopbackChatServer(echo, faults=["500"] * 10) as server:
+        client = client_for(server, concurrency=1, max_retries=2)
+        out = client.complete(requests(1))
+        assert not out[0].ok and "HTTP 500" in out[0].error and "3 attempts" in out[0].error
+        with pytest.raises(HallubenchError, match="failed after retries"):
+            client.complete_or_raise(requests(1))
+
+
+def test_unreachable_endpoint_gives_a_clear_error():
+    client = make_client(backend_spec("openai:base_url=http://127.0.0.1:9/v1,model=m,max_retries=1,backoff=0.01"), None)
+    with pytest.raises(HallubenchError, match="1 of 1 calls .* failed after retries"):
+        client.complete_or_raise(requests(1))
+
+
+def test_requests_spread_over_replicas():
+    with LoopbackChatServer(echo) as a, LoopbackChatServer(echo) as b:
+        client = make_client(backend_spec(f"openai:base_url={a.base_url}|{b.base_url},model=m,concurrency=4"), None)
+        client.complete(requests(8))
+    assert len(a.requests) == 4 and len(b.requests) == 4
+
+
+def test_api_key_goes_to_the_header_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("MY_KEY", "sk-secret-value-123")
+    cache = CallCache(tmp_path / "c.sqlite")
+    with LoopbackChatServer(echo) as server:
+        client = client_for(server, cache, api_key_env="MY_KEY")
+        client.complete(requests(1))
+    assert server.headers[0]["Authorization"] == "Bearer sk-secret-value-123"
+    assert "sk-secret" not in client.public_spec
+    cache.close()
+    assert b"sk-secret" not in (tmp_path / "c.sqlite").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("gpt:model=x", "unknown kind"),
+        ("openai:model=x", "base_url=... and model=... are required"),
+        ("openai:base_url=ftp://x,model=m", "bad base_url"),
+        ("openai:base_url=http://x/v1,model=m,colour=red", "unknown keys"),
+        ("openai:base_url=http://x/v1,model=m,api_key=sk-1", "environment variable"),
+        ("hf:gguf_file=x", "pretrained=PATH_OR_ID is required"),
+    ],
+)
+def test_bad_specs_are_rejected_with_a_reason(spec, message):
+    with pytest.raises(HallubenchError, match=message):
+        make_client(backend_spec(spec), None)
