@@ -6,11 +6,12 @@ import argparse
 from pathlib import Path
 
 from hallubench.backends import CallCache, backend_spec, make_client
-from generators import precisewikiqa
+from generators import halueval, precisewikiqa
 from generators.publishing import check_output_dir, push_test_set, save_test_set
 
 GENERATORS = {
     "precisewikiqa": (precisewikiqa, precisewikiqa.FEATURES, "Generate a PreciseWikiQA test set (HalluLens 3.1)"),
+    "halueval": (halueval, halueval.FEATURES, "Generate HaluEval qa/dialogue/summarization samples (sampling-then-filtering)"),
 }
 
 

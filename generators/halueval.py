@@ -1,0 +1,261 @@
+"""HaluEval sampling-then-filtering generator (Li et al., 2023, section 2.1).
+
+For each chosen source example (knowledge/question/right answer, dialogue, or document/summary):
+1. sampling: two schemas each write one hallucinated candidate, each following a randomly chosen
+   hallucination pattern: *one-pass* (the whole instruction in one message) and *conversational*
+   (the instruction taught over several turns, each acknowledged, then the test input);
+2. filtering: a judge, whose demonstrations contrast the right text with a hallucinated one, is
+   shown the two candidates (in seeded order) and picks the more plausible one.
+Rows use the official file schema plus provenance columns.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from hallu_metrics.halueval import TASKS, Pattern, TaskSpec
+from hallubench.backends import ChatRequest, ModelClient
+from hallubench.errors import HallubenchError
+from generators.publishing import CardInfo, generation_date
+
+GENERATED_TASKS = ("qa", "dialogue", "summarization")
+SCHEMAS = ("one-pass", "conversational")
+# Columns depend on --task (the official columns plus source_index, pattern, schema, selected_by,
+# rejected_candidate), so the saved features are inferred from the rows: strings, source_index int64.
+FEATURES = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Sampling parameters (the paper: temperature 1, top_p 1, 256 tokens)."""
+
+    task: str
+    n: int
+    seed: int
+    temperature: float = 1.0
+    max_tokens: int = 256
+
+
+@dataclass
+class Sample:
+    """One candidate written by one schema for one source example."""
+
+    index: int
+    schema: str
+    pattern: Pattern
+    text: str = ""
+
+
+def _draw(seed: int, *parts: object) -> random.Random:
+    return random.Random(":".join(map(str, (seed, *parts))))
+
+
+def _show(spec: TaskSpec, record: dict) -> str:
+    return "\n".join(f"#{label}#: {record[field]}" for field, label in spec.context)
+
+
+def _intention(spec: TaskSpec) -> str:
+    inputs = ", ".join(label.lower() for _, label in spec.context)
+    return (
+        f"You write hallucinated {spec.unit}s for a benchmark. Given the {inputs} and the right {spec.unit}, "
+        f"write a {spec.unit} that sounds plausible but is factually wrong, using the method described below."
+    )
+
+
+def _method(spec: TaskSpec, pattern: Pattern) -> str:
+    unit = spec.unit.capitalize()
+    demo = pattern.demo
+    return (
+        f"Method: {pattern.produce}\nExample:\n{_show(spec, demo)}\n#Right {unit}#: {demo[spec.right]}\n"
+        f"#Hallucinated {unit}#: {demo[spec.hallucinated]}"
+    )
+
+
+def _test_input(spec: TaskSpec, record: dict) -> str:
+    unit = spec.unit.capitalize()
+    return (
+        f"Make the {spec.unit} as convincingly hallucinated as you can, at most about five words longer than the "
+        f"right one, and reply with the hallucinated {spec.unit} only.\n\n{_show(spec, record)}\n"
+        f"#Right {unit}#: {record[spec.right]}\n#Hallucinated {unit}#:"
+    )
+
+
+def sampling_messages(spec: TaskSpec, record: dict, schema: str, pattern: Pattern) -> list[dict[str, str]]:
+    """One user message (one-pass), or the same parts taught turn by turn (conversational)."""
+    parts = [_intention(spec), _method(spec, pattern), _test_input(spec, record)]
+    if schema == "one-pass":
+        return [{"role": "user", "content": "\n\n".join(parts)}]
+    acknowledgements = ["Understood. What method should I use?", "Got it, I will follow that method. Please give me the input."]
+    messages = []
+    for part, ack in zip(parts, acknowledgements + [None]):
+        messages.append({"role": "user", "content": part})
+        if ack:
+            messages.append({"role": "assistant", "content": ack})
+    return messages
+
+
+def filter_messages(spec: TaskSpec, record: dict, first: str, second: str) -> list[dict[str, str]]:
+    """Choose the better of two candidates; the demonstrations show the right text winning."""
+    unit = spec.unit.capitalize()
+    demos = "\n\n".join(
+        f"{_show(spec, p.demo)}\n#{unit} 1#: {p.demo[spec.right]}\n#{unit} 2#: {p.demo[spec.hallucinated]}\n"
+        f"#Your Choice#: The best {spec.unit} is {unit} 1."
+        for p in spec.patterns
+    )
+    prompt = (
+        f"You are a {spec.role}. Given the input and two {spec.unit}s, pick the {spec.unit} that is correct and free "
+        f"of invented or non-factual information. Examples:\n\n{demos}\n\nIf both are wrong, pick the better one; "
+        f"if they are the same, pick either. You MUST pick {unit} 1 or {unit} 2.\n\n{_show(spec, record)}\n"
+        f"#{unit} 1#: {first}\n#{unit} 2#: {second}\n#Your Choice#:"
+    )
+    return [{"role": "user", "content": prompt}]
+
+
+_LABEL = re.compile(r"^\s*(?:#?hallucinated\s+\w+#?\s*:)?\s*", re.IGNORECASE)
+
+
+def clean_candidate(text: str, right: str) -> str:
+    """The first paragraph without a leading field label or quotes; empty if it repeats the right text."""
+    paragraph = _LABEL.sub("", text.strip()).split("\n\n")[0].strip().strip("\"'` ")
+    return "" if paragraph.casefold() == right.strip().casefold() else paragraph
+
+
+def parse_choice(text: str, unit: str) -> int | None:
+    """1 or 2 from "The best answer is Answer 2."; None when both or neither are named."""
+    found = set(re.findall(rf"\b{unit}\s*([12])\b", text, re.IGNORECASE))
+    if len(found) != 1:
+        found = set(re.findall(r"\b([12])\b", text))
+    return int(found.pop()) if len(found) == 1 else None
+
+
+def choose_sources(records: list[dict], settings: Settings) -> list[int]:
+    """A seeded choice of ``n`` distinct source indices, in file order."""
+    if not 1 <= settings.n <= len(records):
+        raise HallubenchError(f"--n must be between 1 and the {len(records)} source records")
+    return sorted(_draw(settings.seed, settings.task, "sources").sample(range(len(records)), settings.n))
+
+
+def sample(records: list[dict], indices: list[int], client: ModelClient, spec: TaskSpec, settings: Settings) -> list[Sample]:
+    """Both schemas for every chosen record, each with its own random pattern, in one batch."""
+    samples = [
+        Sample(i, schema, _draw(settings.seed, spec.name, i, schema, "pattern").choice(spec.patterns))
+        for i in indices for schema in SCHEMAS
+    ]
+    texts = client.complete_or_raise(
+        [
+            ChatRequest.from_messages(
+                sampling_messages(spec, records[s.index], s.schema, s.pattern),
+                temperature=settings.temperature, top_p=1.0, max_tokens=settings.max_tokens,
+                seed=_draw(settings.seed, spec.name, s.index, s.schema, "sampling").getrandbits(31),
+            )
+            for s in samples
+        ],
+        desc="halueval: sampling",
+    )
+    for s, text in zip(samples, texts):
+        s.text = clean_candidate(text, records[s.index][spec.right])
+    return samples
+
+
+def select(records: list[dict], pairs: list[tuple[Sample, Sample]], client: ModelClient, spec: TaskSpec, settings: Settings) -> list[dict]:
+    """Filter step: rows of the winning candidates (a pair with one empty candidate keeps the other)."""
+    contested = [(a, b) if _draw(settings.seed, spec.name, a.index, "order").random() < 0.5 else (b, a)
+                 for a, b in pairs if a.text and b.text]
+    choices = client.complete_or_raise(
+        [ChatRequest.from_messages(filter_messages(spec, records[a.index], a.text, b.text), temperature=0.0, max_tokens=32)
+         for a, b in contested],
+        desc="halueval: filtering",
+    )
+    decided = {}
+    for (first, second), text in zip(contested, choices):
+        choice = parse_choice(text, spec.unit)
+        if choice is None:
+            decided[first.index] = (first, second, "filter_unparsed_first_shown")
+        else:
+            decided[first.index] = (first, second, "filter") if choice == 1 else (second, first, "filter")
+    for a, b in pairs:
+        if not (a.text and b.text) and (a.text or b.text):
+            winner, loser = (a, b) if a.text else (b, a)
+            decided[a.index] = (winner, loser, "only_valid_candidate")
+    return [_row(records[i], spec, *decided[i]) for i in sorted(decided)]
+
+
+def _row(record: dict, spec: TaskSpec, winner: Sample, loser: Sample, selected_by: str) -> dict:
+    return {
+        **{c: str(record[c]) for c in spec.columns if c != spec.hallucinated},
+        spec.hallucinated: winner.text,
+        "source_index": winner.index,
+        "pattern": winner.pattern.name,
+        "schema": winner.schema,
+        "selected_by": selected_by,
+        "rejected_candidate": loser.text,
+    }
+
+
+def generate(records: list[dict], generator: ModelClient, judge: ModelClient, settings: Settings) -> list[dict]:
+    """Sampling then filtering for ``n`` seeded source records; pairs with no usable candidate are dropped."""
+    spec = TASKS[settings.task]
+    samples = sample(records, choose_sources(records, settings), generator, spec, settings)
+    rows = select(records, list(zip(samples[::2], samples[1::2])), judge, spec, settings)
+    if not rows:
+        raise HallubenchError("no source example got a usable hallucinated candidate; check the generator's replies")
+    return rows
+
+
+def card_for(rows: list[dict], settings: Settings, source: str, generator: str, judge: str) -> CardInfo:
+    """Provenance, parameters and the pattern / schema / selection counts."""
+    counts = "\n".join(
+        f"- {column}: " + ", ".join(f"{k} {v}" for k, v in sorted(Counter(r[column] for r in rows).items()))
+        for column in ("pattern", "schema", "selected_by")
+    )
+    return CardInfo(
+        pretty_name=f"HaluEval {settings.task} (hallubench sampling-then-filtering set)",
+        license="mit",
+        task_categories=["text-classification"],
+        summary=(
+            f"Hallucinated {TASKS[settings.task].unit}s made by HaluEval's sampling-then-filtering procedure (Li et al., "
+            f"2023, section 2.1). Evaluate with `--tasks halueval_{settings.task} --metadata '{{\"dataset_halueval_{settings.task}\": DIR}}'`."
+        ),
+        sections={
+            "Generation": (
+                f"- source: {source}\n- generator: `{generator}`\n- filter judge: `{judge}`\n- seed: {settings.seed}\n"
+                f"- requested: {settings.n}, written: {len(rows)} (pairs without any usable candidate are dropped)\n"
+                f"- sampling: temperature {settings.temperature}, top_p 1.0, max {settings.max_tokens} tokens; filter greedy\n"
+                f"- date: {generation_date()}"
+            ),
+            "Counts": counts,
+            "Columns": (
+                f"The official columns {', '.join(f'`{c}`' for c in TASKS[settings.task].columns)}, plus `source_index` "
+                "(line in the source), `pattern` and `schema` of the kept candidate, `selected_by` (filter, "
+                "filter_unparsed_first_shown, only_valid_candidate) and `rejected_candidate`."
+            ),
+        },
+    )
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--task", required=True, choices=GENERATED_TASKS)
+    parser.add_argument("--source", required=True, help="official-format JSON-lines file or folder (see docs/halueval.md), or 'official' for the GitHub file")
+    parser.add_argument("--generator", required=True, help="backend spec of the sampling model")
+    parser.add_argument("--filter-judge", help="backend spec of the filtering judge (default: the generator)")
+    parser.add_argument("--n", type=int, required=True, help="source examples to use (one output row each, at most)")
+    parser.add_argument("--temperature", type=float, default=1.0)
+    parser.add_argument("--max-tokens", type=int, default=256)
+
+
+def run(args, client: ModelClient) -> tuple[list[dict], CardInfo]:
+    from hallubench.backends import CallCache, backend_spec, make_client
+    from lm_eval_tasks.halueval.loading import read_records
+
+    settings = Settings(task=args.task, n=args.n, seed=args.seed, temperature=args.temperature, max_tokens=args.max_tokens)
+    records = read_records(args.task, None if args.source == "official" else args.source)
+    judge = make_client(backend_spec(args.filter_judge), CallCache(args.cache)) if args.filter_judge else client
+    try:
+        rows = generate(records, client, judge, settings)
+    finally:
+        if judge is not client:
+            judge.report()
+    return rows, card_for(rows, settings, args.source, client.public_spec, judge.public_spec)

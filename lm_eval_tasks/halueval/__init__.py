@@ -1,0 +1,1 @@
+"""HaluEval recognition tasks (Li et al., 2023) and their data-loading hook."""
