@@ -125,8 +125,8 @@ def sample_metrics(outcome: str) -> dict[str, float | None]:
 
 
 def process_results(doc: dict, results: list) -> dict[str, float | None]:
-    """lm-eval hook: ``results[0]`` is the judged record produced by the judging filter."""
-    return sample_metrics(results[0]["outcome"])
+    """lm-eval hook: ``results[0]`` is the judged record (JSON) produced by the judging filter."""
+    return sample_metrics(json.loads(results[0])["outcome"])
 
 
 def ratio_of_counted(values: Sequence[float | None]) -> float:

@@ -1,9 +1,11 @@
 """A ConfigurableTask whose filter judges all responses of the task at once (batched, concurrent,
-cached) and hands one judged record per doc to ``process_results``; the records, raw judge
-replies included, land in lm-eval's samples log as ``filtered_resps``."""
+cached) and hands one judged record per doc, as a JSON string, to ``process_results``; the
+records, raw judge replies included, land in lm-eval's samples log as ``filtered_resps``
+(lm-eval stringifies filtered responses, so JSON keeps them machine-readable)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any, Callable
 
@@ -24,9 +26,9 @@ class JudgeFilter(Filter):
     def __init__(self, pipeline: Callable, judge_spec: str, task: str):
         self.pipeline, self.judge_spec, self.task = pipeline, judge_spec, task
 
-    def apply(self, resps, docs) -> list[dict[str, Any]]:
+    def apply(self, resps, docs) -> list[str]:
         if self.judge_spec == "none":
-            return [{"response": r, "outcome": "unjudged", "judge": "none"} for r in resps]
+            return [json.dumps({"response": r, "outcome": "unjudged", "judge": "none"}) for r in resps]
         judge = make_judge(self.judge_spec)
         records = self.pipeline(list(resps), list(docs), judge)
         stats = judge.report()
@@ -40,7 +42,7 @@ class JudgeFilter(Filter):
                 f"re-judge later with `hallubench score` (samples are kept). calls={stats}",
                 file=sys.stderr,
             )
-        return records
+        return [json.dumps(r, ensure_ascii=False) for r in records]
 
 
 class JudgedTask(ConfigurableTask):

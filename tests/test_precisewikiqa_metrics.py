@@ -1,5 +1,6 @@
 """PreciseWikiQA metric definitions on hand-built judged samples, and the two-stage judging flow."""
 
+import json
 import math
 
 from hallu_metrics import precisewikiqa as pw
@@ -28,7 +29,7 @@ def test_all_refused_gives_null_hallucination_rate_not_zero():
 
 def test_lm_eval_per_sample_values_aggregate_to_the_same_rates():
     outcomes = ["abstained", "correct", "hallucinated", "hallucinated", "unjudged"]
-    per_sample = [pw.process_results({}, [{"outcome": o}]) for o in outcomes]
+    per_sample = [pw.process_results({}, [json.dumps({"outcome": o})]) for o in outcomes]
     mean = lambda xs: sum(xs) / len(xs)  # noqa: E731  (lm-eval's `mean`)
     r = pw.rates(outcomes)
     assert mean([s["false_refusal_rate"] for s in per_sample]) == r["false_refusal_rate"]

@@ -88,4 +88,6 @@ class ModelClient:
         return [c.text or "" for c in completions]
 
     def report(self) -> None:
-        print(self.stats.summary(self.public_spec), file=sys.stderr)
+        """Print the calls summary line (nothing when the client was never used)."""
+        if self.stats.calls or self.stats.cached:
+            print(self.stats.summary(self.public_spec), file=sys.stderr)

@@ -1,0 +1,66 @@
+"""lm-eval integration without a model: YAML validity and discovery, dataset resolution from
+--metadata / env vars with clear errors, and the judging filter's records."""
+
+import json
+
+import datasets
+import pytest
+from lm_eval.tasks import TaskManager
+
+from hallubench.errors import HallubenchError
+from lm_eval_tasks import TASKS_DIR
+from lm_eval_tasks.dataset_loading import precisewikiqa as load_precisewikiqa
+from lm_eval_tasks.judged_task import JudgeFilter
+from hallu_metrics.precisewikiqa import judge_responses
+
+
+def tiny_set(path):
+    rows = [{"id": f"x{i}", "question": f"Q{i}?", "answer": "Paris", "title": "T", "reference": "r", "difficulty": i % 2} for i in range(4)]
+    datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)}).save_to_disk(str(path))
+    return path
+
+
+def test_every_yaml_parses_and_tasks_are_discovered():
+    manager = TaskManager(include_path=str(TASKS_DIR))
+    assert "precisewikiqa" in manager.all_tasks and "hallulens" in manager.all_tasks
+
+
+def test_task_builds_with_dataset_and_judge_from_metadata(tmp_path):
+    manager = TaskManager(include_path=str(TASKS_DIR), metadata={"dataset": str(tiny_set(tmp_path / "d")), "judge": "rule"})
+    task = manager.load(["precisewikiqa"])["tasks"]["precisewikiqa"]
+    docs = list(task.test_docs())
+    assert len(docs) == 4 and task.doc_to_text(docs[0]) == "Q0?"
+    assert task.config.generation_kwargs["max_gen_toks"] == 256 and task.config.generation_kwargs["do_sample"] is False
+
+
+def test_dataset_falls_back_to_env_and_per_task_keys_win(tmp_path, monkeypatch):
+    monkeypatch.setenv("HALLUBENCH_DATASET", str(tiny_set(tmp_path / "env")))
+    assert len(load_precisewikiqa()["test"]) == 4
+    with pytest.raises(HallubenchError, match="--metadata dataset_precisewikiqa"):
+        load_precisewikiqa(dataset_precisewikiqa=str(tmp_path / "missing-dir"))
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: None, "no test set given"),
+    (lambda p: str(p / "nope"), "neither a folder nor a hub id"),
+    (lambda p: (p / "junk").mkdir() or str(p / "junk"), "cannot load dataset"),
+    (lambda p: datasets.DatasetDict({"test": datasets.Dataset.from_list([{"name": "x"}])}).save_to_disk(str(p / "w")) or str(p / "w"), "lacks columns"),
+])
+def test_bad_dataset_setting_names_the_key(tmp_path, monkeypatch, make, message):
+    monkeypatch.delenv("HALLUBENCH_DATASET", raising=False)
+    value = make(tmp_path)
+    with pytest.raises(HallubenchError, match=message):
+        load_precisewikiqa(**({"dataset": value} if value else {}))
+
+
+def test_bad_judge_spec_fails_before_the_model_runs(tmp_path):
+    manager = TaskManager(include_path=str(TASKS_DIR), metadata={"dataset": str(tiny_set(tmp_path / "d")), "judge": "gpt5"})
+    with pytest.raises(Exception, match="bad judge spec"):
+        manager.load(["precisewikiqa"])
+
+
+def test_judge_filter_returns_one_json_record_per_response():
+    docs = [{"question": "Capital of France?", "answer": "Paris"}] * 2
+    records = [json.loads(r) for r in JudgeFilter(judge_responses, "rule", "precisewikiqa").apply(["Paris.", "I'm sorry, no idea."], docs)]
+    assert [r["outcome"] for r in records] == ["correct", "abstained"]
+    assert records[0]["abstention"] == {"label": False, "status": "ok", "raw": "rule"}
