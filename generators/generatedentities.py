@@ -1,0 +1,287 @@
+"""GeneratedEntities test-set generator (HalluLens 3.3): plausible but non-existent businesses
+(type x city), events (type x country) and product brands, invented by a round robin over
+several generator models, then filtered through an existence checker.
+
+For each request (type, place), with models M0..Mk-1 and combiner Mi (i = request index mod k),
+the next two models in rotation brainstorm comma-separated lists of invented names and the
+combiner mixes them into a new list; only the combiner's names are kept. Every name the checker
+finds to exist, and every repeat, is dropped and counted in the card."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import datasets
+
+from hallubench.backends import ChatRequest, ModelClient
+from hallubench.errors import HallubenchError
+from generators.nonexistent import places
+from generators.nonexistent.checkers import BRAVE_URL, BraveChecker, ExistenceChecker, OfflineChecker, fold
+from generators.nonexistent.prompts import render_prompt
+from generators.publishing import CardInfo, generation_date
+
+CLIENT_OPTION = "generators"
+MIN_GENERATORS = 3
+NAMES_PER_LIST = 5
+MAX_NAME_WORDS = 6
+MAX_IDLE_WAVES = 3  # waves in a row without a new name before reporting a shortfall
+
+BUSINESS_TYPES = ("restaurant", "bar", "bookstore", "cafe", "museum", "bakery", "hotel", "art gallery", "theater", "brewery")
+EVENT_TYPES = (
+    "war", "natural disaster", "scientific discovery", "sport event", "pandemic",
+    "music festival", "political scandal", "revolution", "peace treaty", "economic crisis",
+)
+PRODUCT_TYPES = (
+    "headphone", "watch", "router", "smartphone", "laptop", "camera", "speaker", "television", "tablet", "drone",
+    "e-reader", "keyboard", "mouse", "monitor", "printer", "vacuum cleaner", "coffee machine", "blender",
+    "electric toothbrush", "hair dryer", "fitness tracker", "game console", "microphone", "projector", "smart lock",
+)
+
+FEATURES = datasets.Features(
+    {
+        "id": datasets.Value("string"),
+        "name": datasets.Value("string"),
+        "type": datasets.Value("string"),
+        "domain": datasets.Value("string"),
+        "place": datasets.Value("string"),
+        "place_tier": datasets.Value("string"),
+        "prompt": datasets.Value("string"),
+        "template_id": datasets.Value("int32"),
+        "combiner": datasets.Value("string"),
+        "brainstormers": datasets.Sequence(datasets.Value("string")),
+    }
+)
+
+
+@dataclass(frozen=True)
+class Request:
+    """One round-robin request: what to invent and which models play which role."""
+
+    domain: str
+    type: str
+    place: places.Place | None
+    combiner: int
+    brainstormers: tuple[int, int]
+    seed: int
+
+    @property
+    def subject(self) -> str:
+        where = f" in {self.place.name}" if self.place else ""
+        return f"{self.type} brands" if self.domain == "product" else f"{self.type}s{where}"
+
+    def entity(self, name: str) -> str:
+        if self.domain == "product":
+            return f"the {name} {self.type}"
+        if self.domain == "event":
+            return f"the {name}, a {self.type} in {self.place.name}"
+        return f"the {self.type} {name} in {self.place.name}"
+
+
+@dataclass
+class Report:
+    """Counts for the dataset card."""
+
+    requested: dict[str, int] = field(default_factory=dict)
+    accepted: Counter = field(default_factory=Counter)
+    requests: Counter = field(default_factory=Counter)
+    proposed: Counter = field(default_factory=Counter)
+    dropped: Counter = field(default_factory=Counter)  # keys: (domain, reason)
+
+
+def parse_names(text: str) -> list[str]:
+    """Names from a comma/newline separated list: bullets, numbering and quotes removed, repeats dropped."""
+    names: list[str] = []
+    for item in re.split(r"[,\n;]", text):
+        name = re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s*", "", item).strip().strip("\"'\u201c\u201d*").strip().rstrip(".")
+        if name and len(name.split()) <= MAX_NAME_WORDS and fold(name) not in {fold(n) for n in names}:
+            names.append(name)
+    return names
+
+
+def _request_seed(seed: int, *parts: object) -> int:
+    key = ":".join(str(p) for p in (seed, "generatedentities", *parts))
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big")
+
+
+def brainstorm_request(request: Request, role: int) -> ChatRequest:
+    prompt = (
+        f"Invent {NAMES_PER_LIST} names of {request.subject} that sound plausible but do not exist. "
+        "Do not use names of real ones. Reply with the names only, separated by commas."
+    )
+    return ChatRequest.from_messages(
+        [{"role": "user", "content": prompt}], temperature=1.0, top_p=0.95, max_tokens=128, seed=request.seed + role
+    )
+
+
+def combine_request(request: Request, lists: Sequence[str]) -> ChatRequest:
+    shown = "\n".join(f"List {i + 1}: {', '.join(parse_names(text))}" for i, text in enumerate(lists))
+    prompt = (
+        f"Here are invented names of {request.subject}:\n{shown}\n\n"
+        f"Mix and recombine words from these lists into {NAMES_PER_LIST} new names of {request.subject} that sound "
+        "plausible but do not exist and differ from the names above. Reply with the names only, separated by commas."
+    )
+    return ChatRequest.from_messages(
+        [{"role": "user", "content": prompt}], temperature=1.0, top_p=0.95, max_tokens=128, seed=request.seed
+    )
+
+
+def run_round_robin(requests: Sequence[Request], clients: Sequence[ModelClient]) -> list[list[str]]:
+    """Brainstorm then combine for every request, batched per client; the combiners' names per request."""
+    lists: dict[tuple[int, int], str] = {}
+    for c, client in enumerate(clients):
+        jobs = [(i, role) for i, r in enumerate(requests) for role, b in enumerate(r.brainstormers) if b == c]
+        replies = client.complete_or_raise([brainstorm_request(requests[i], role) for i, role in jobs], desc=f"brainstorm {c}")
+        lists.update(zip(jobs, replies))
+    combined: dict[int, str] = {}
+    for c, client in enumerate(clients):
+        jobs = [i for i, r in enumerate(requests) if r.combiner == c]
+        chats = [combine_request(requests[i], [lists[(i, role)] for role in (0, 1)]) for i in jobs]
+        combined.update(zip(jobs, client.complete_or_raise(chats, desc=f"combine {c}")))
+    return [parse_names(combined[i]) for i in range(len(requests))]
+
+
+def plan_requests(domain: str, count: int, start: int, n_models: int, seed: int, tiers: dict[str, list[places.Place]] | None) -> list[Request]:
+    """``count`` seeded requests numbered from ``start``; places drawn evenly over the tiers."""
+    types = {"business": BUSINESS_TYPES, "event": EVENT_TYPES, "product": PRODUCT_TYPES}[domain]
+    requests = []
+    for i in range(start, start + count):
+        rng = random.Random(f"{seed}:generatedentities:{domain}:{i}")
+        place = rng.choice(tiers[places.TIERS[i % 3]]) if tiers else None
+        combiner = i % n_models
+        brainstormers = ((combiner + 1) % n_models, (combiner + 2) % n_models)
+        requests.append(Request(domain, rng.choice(types), place, combiner, brainstormers, _request_seed(seed, domain, i)))
+    return requests
+
+
+def interleave(requests: Sequence[Request], names: Sequence[list[str]]) -> list[tuple[Request, str]]:
+    """(request, name) pairs, first names of every request first, so every combiner gets kept."""
+    longest = max((len(n) for n in names), default=0)
+    return [(r, n[j]) for j in range(longest) for r, n in zip(requests, names) if j < len(n)]
+
+
+def wave_size(missing: int, n_models: int) -> int:
+    """Requests for one wave: enough lists for the missing names, a multiple of the model count
+    so that every model combines equally often."""
+    lists = -(-missing // NAMES_PER_LIST)
+    return n_models * -(-lists // n_models)
+
+
+def generate_domain(
+    domain: str, n: int, clients: Sequence[ModelClient], checker: ExistenceChecker, seed: int,
+    tiers: dict[str, list[places.Place]] | None, report: Report, seen: set[str],
+) -> list[dict]:
+    """Waves of requests until ``n`` new names are kept or no wave adds any for a while."""
+    rows: list[dict] = []
+    idle = 0
+    while len(rows) < n and idle < MAX_IDLE_WAVES:
+        wave = plan_requests(domain, wave_size(n - len(rows), len(clients)), report.requests[domain], len(clients), seed, tiers)
+        report.requests[domain] += len(wave)
+        candidates = interleave(wave, run_round_robin(wave, clients))
+        report.proposed[domain] += len(candidates)
+        exists = checker.existing([(name, r.type) for r, name in candidates])
+        before = len(rows)
+        for (request, name), found in zip(candidates, exists):
+            reason = "exists" if found else "duplicate" if fold(name) in seen else "quota_full" if len(rows) >= n else None
+            if reason:
+                report.dropped[(domain, reason)] += 1
+                continue
+            seen.add(fold(name))
+            rows.append(make_row(domain, len(rows), request, name, clients, seed))
+        idle = 0 if len(rows) > before else idle + 1
+    report.accepted[domain] = len(rows)
+    return rows
+
+
+def make_row(domain: str, index: int, request: Request, name: str, clients: Sequence[ModelClient], seed: int) -> dict:
+    template_id, prompt = render_prompt(random.Random(f"{seed}:generatedentities:prompt:{domain}:{index}"), request.entity(name))
+    return {
+        "id": f"generatedentities-{domain}-{index:05d}",
+        "name": name,
+        "type": request.type,
+        "domain": domain,
+        "place": request.place.name if request.place else "",
+        "place_tier": request.place.tier if request.place else "",
+        "prompt": prompt,
+        "template_id": template_id,
+        "combiner": clients[request.combiner].public_spec,
+        "brainstormers": [clients[b].public_spec for b in request.brainstormers],
+    }
+
+
+def generate(
+    counts: dict[str, int], clients: Sequence[ModelClient], checker: ExistenceChecker, seed: int, allow_shortfall: bool = False
+) -> tuple[list[dict], Report]:
+    if len(clients) < MIN_GENERATORS:
+        raise HallubenchError(f"generatedentities needs at least {MIN_GENERATORS} --generators (got {len(clients)})")
+    report = Report(requested=dict(counts))
+    tiers = {"business": places.cities, "event": places.countries}
+    seen: set[str] = set()
+    rows: list[dict] = []
+    for domain, n in counts.items():
+        if n > 0:
+            domain_tiers = tiers[domain]() if domain in tiers else None
+            rows.extend(generate_domain(domain, n, clients, checker, seed, domain_tiers, report, seen))
+    short = {d: report.accepted[d] for d, n in counts.items() if report.accepted[d] < n}
+    if short and not allow_shortfall:
+        raise HallubenchError(f"generatedentities: only {short} of {counts} names were kept; see the drop counts, or use --allow-shortfall")
+    return rows, report
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--n-business", type=int, default=0, help="business names (paper: 300 per set)")
+    parser.add_argument("--n-event", type=int, default=0, help="event names (paper: 300 per set)")
+    parser.add_argument("--n-product", type=int, default=0, help="product brand names (paper: 50 per set)")
+    parser.add_argument("--generators", nargs="+", required=True, metavar="SPEC", help=f">= {MIN_GENERATORS} backend specs for the round robin")
+    parser.add_argument("--checker", choices=("offline", "brave"), default="offline", help="existence check: known-name lists, or Brave web search ($BRAVE_API_KEY)")
+    parser.add_argument("--known-names", type=Path, nargs="*", default=[], help="extra known-name files (one per line) for the offline checker")
+    parser.add_argument("--brave-url", default=BRAVE_URL, help="Brave Search API endpoint")
+    parser.add_argument("--allow-shortfall", action="store_true", help="write a smaller set (reported in the card) instead of failing")
+
+
+def make_checker(args) -> ExistenceChecker:
+    return BraveChecker(args.brave_url) if args.checker == "brave" else OfflineChecker(args.known_names)
+
+
+def run(args, clients: list[ModelClient]) -> tuple[list[dict], CardInfo]:
+    counts = {"business": args.n_business, "event": args.n_event, "product": args.n_product}
+    if min(counts.values()) < 0 or not any(counts.values()):
+        raise HallubenchError("give at least one positive --n-business / --n-event / --n-product")
+    checker = make_checker(args)
+    rows, report = generate(counts, clients, checker, args.seed, args.allow_shortfall)
+    return rows, card_for(args.seed, report, [c.public_spec for c in clients], checker.source)
+
+
+def card_for(seed: int, report: Report, generators: list[str], checker: str) -> CardInfo:
+    lines = "\n".join(
+        f"| {d} | {n} | {report.accepted[d]} | {report.requests[d]} | {report.proposed[d]} | "
+        + ", ".join(f"{reason}: {k}" for (dom, reason), k in sorted(report.dropped.items()) if dom == d)
+        + " |"
+        for d, n in report.requested.items()
+    )
+    return CardInfo(
+        pretty_name="HalluLens GeneratedEntities (hallubench)",
+        license="cc-by-4.0",
+        task_categories=["question-answering"],
+        summary=(
+            "Requests about invented businesses, events and product brands (HalluLens, Bang et al. 2025, section 3.3). "
+            "A model should say it does not know the entity; believing in it is a false acceptance."
+        ),
+        sections={
+            "Provenance": (
+                f"Generated {generation_date()} by `hallubench generate generatedentities` with seed {seed}.\n\n"
+                f"Generators (round robin): {', '.join(generators)}. Each request's combiner mixes two other models' "
+                f"brainstormed lists; only the combiner's names are kept.\n\nExistence check: {checker}.\n\n"
+                f"Places: {places.SOURCE}. Businesses use cities, events use countries, products have no place."
+            ),
+            "Counts": (
+                "| domain | requested | kept | requests | names proposed | dropped |\n|---|---|---|---|---|---|\n" + lines
+            ),
+            "Columns": "id, name, type, domain, place, place_tier (high/mid/low; empty for products), prompt, template_id, combiner, brainstormers.",
+        },
+    )

@@ -1,0 +1,167 @@
+"""GeneratedEntities: round robin over three scripted generator servers, existence checkers
+(offline lists, Brave against a loopback server), counts and card."""
+
+import hashlib
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+import datasets
+import pytest
+
+from generators import generatedentities as ge
+from generators.nonexistent.checkers import BraveChecker, OfflineChecker
+from generators.nonexistent.places import TIERS
+from hallubench.backends import backend_spec, make_client
+from hallubench.cli import main
+from hallubench.errors import HallubenchError
+from hallubench.loopback import LoopbackChatServer
+
+KNOWN = "Velvet Known House"  # every combiner proposes it; the known-names file says it exists
+
+
+def scripted(server_id: int):
+    """Brainstorm: a list tagged with the server; combine: a list derived from the prompt, plus KNOWN."""
+    def reply(messages):
+        prompt = messages[-1]["content"]
+        digest = hashlib.sha256(prompt.encode()).hexdigest()[:6]
+        if prompt.startswith("Invent"):
+            return ", ".join(f"Brain{server_id} {digest} {i}" for i in range(3))
+        return f"1. Combo{server_id} {digest} A\n2. Combo{server_id} {digest} B, {KNOWN}"
+    return reply
+
+
+@pytest.fixture
+def servers():
+    instances = [LoopbackChatServer(scripted(i)) for i in range(3)]
+    for s in instances:
+        s.__enter__()
+    yield instances
+    for s in instances:
+        s.__exit__(None, None, None)
+
+
+def spec(server) -> str:
+    return f"openai:base_url={server.base_url},model=gen,max_retries=1,backoff=0.01"
+
+
+def test_round_robin_keeps_only_combiner_names_and_drops_known_ones(tmp_path, servers):
+    """Through the CLI: exact counts per domain, each model combines, brainstormers are the other
+    two, only combiner names are kept, known names are dropped and counted, places carry tiers."""
+    known = tmp_path / "known.txt"
+    known.write_text(KNOWN + "\n")
+    out = tmp_path / "set"
+    argv = ["generate", "generatedentities", "--n-business", "4", "--n-event", "3", "--n-product", "2", "--seed", "3",
+            "--generators", *map(spec, servers), "--known-names", str(known), "--out", str(out)]
+    assert main(argv) == 0
+    rows = datasets.load_from_disk(str(out))["test"].to_list()
+    assert [r["domain"] for r in rows] == ["business"] * 4 + ["event"] * 3 + ["product"] * 2
+    specs = [make_client(backend_spec(spec(s)), None).public_spec for s in servers]
+    for row in rows:
+        combiner = specs.index(row["combiner"])
+        assert row["name"].startswith(f"Combo{combiner} ")
+        assert sorted(row["brainstormers"]) == sorted(s for s in specs if s != row["combiner"])
+        assert row["name"] in row["prompt"]
+        assert (row["place_tier"] in TIERS and row["place"]) if row["domain"] != "product" else row["place"] == ""
+    assert all(len(s.requests) > 0 for s in servers)
+    assert {r["combiner"] for r in rows} == set(specs)
+    card = (out / "README.md").read_text()
+    assert "exists: " in card and "quota_full" in card
+
+
+def test_generation_is_deterministic_under_the_seed(servers):
+    """Same seed and scripted replies: identical rows (requests, places and templates are seeded)."""
+    clients = [make_client(backend_spec(spec(s)), None) for s in servers]
+    checker = OfflineChecker(builtin=False)
+    first, _ = ge.generate({"business": 3, "product": 2}, clients, checker, seed=9)
+    second, _ = ge.generate({"business": 3, "product": 2}, clients, checker, seed=9)
+    other, _ = ge.generate({"business": 3, "product": 2}, clients, checker, seed=10)
+    assert first == second and first != other
+
+
+def test_fewer_than_three_generators_or_all_names_existing_fail_clearly(tmp_path, servers):
+    """Two generators are refused; when every proposed name exists the run stops with a shortfall."""
+    clients = [make_client(backend_spec(spec(s)), None) for s in servers]
+    with pytest.raises(HallubenchError, match="at least 3"):
+        ge.generate({"event": 1}, clients[:2], OfflineChecker(builtin=False), seed=0)
+
+    class EverythingExists:
+        source = "all"
+
+        def existing(self, entries):
+            return [True] * len(entries)
+
+    with pytest.raises(HallubenchError, match="only"):
+        ge.generate({"event": 2}, clients, EverythingExists(), seed=0)
+
+
+def test_parse_names_handles_bullets_numbers_quotes_and_repeats():
+    """List replies in common shapes give clean, distinct names."""
+    text = '1. "Aurora Vale"\n2) Brindle Works,\n- aurora vale; * Cobalt Ember.\n\n' + "x " * 10
+    assert ge.parse_names(text) == ["Aurora Vale", "Brindle Works", "Cobalt Ember"]
+
+
+def test_offline_checker_rejects_real_places_articles_and_common_words(tmp_path):
+    """Built-in lists know real cities, countries and Vital Article titles; common one-word brands count as existing."""
+    checker = OfflineChecker()
+    found = checker.existing([("Tokyo", "cafe"), ("france", "event"), ("Sony", "headphone"), ("Albert Einstein", "museum"),
+                              ("Zentravox Qelmora", "headphone")])
+    assert found == [True, True, True, True, False]
+
+
+class BraveStub:
+    """A loopback stand-in for the Brave Search API: canned results per query, then a 429 once."""
+
+    def __init__(self, results, faults=()):
+        self.results, self.faults, self.seen = results, list(faults), []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                query = parse_qs(urlparse(self.path).query)["q"][0].strip('"')
+                stub.seen.append((query, self.headers.get("X-Subscription-Token")))
+                status = stub.faults.pop(0) if stub.faults else 200
+                body = json.dumps({"web": {"results": stub.results.get(query, [])}}).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/res/v1/web/search"
+
+    def close(self):
+        self.server.shutdown()
+
+
+def test_brave_checker_uses_title_and_type_word_and_keeps_the_key_out_of_outputs(monkeypatch, servers):
+    """A name exists when a top-3 title holds it and that result's description the type word; the
+    key goes in the request header only; a 429 is retried."""
+    monkeypatch.setenv("BRAVE_API_KEY", "brave-secret-123")
+    stub = BraveStub({
+        "Aurora Vale": [{"title": "Aurora Vale | Home", "description": "A cozy cafe in Oslo."}],
+        "Brindle Works": [{"title": "Brindle Works", "description": "Furniture maker."}],
+    }, faults=[429])
+    try:
+        checker = BraveChecker(stub.url)
+        assert checker.existing([("Aurora Vale", "cafe"), ("Brindle Works", "cafe"), ("Cobalt Ember", "cafe")]) == [True, False, False]
+        assert {token for _, token in stub.seen} == {"brave-secret-123"}
+        clients = [make_client(backend_spec(spec(s)), None) for s in servers]
+        rows, report = ge.generate({"product": 2}, clients, checker, seed=1)
+        card = ge.card_for(1, report, [c.public_spec for c in clients], checker.source).render(len(rows))
+    finally:
+        stub.close()
+    assert "brave-secret-123" not in card + json.dumps(rows)
+
+
+def test_brave_checker_needs_the_key(monkeypatch):
+    """Without $BRAVE_API_KEY the Brave checker refuses to start."""
+    monkeypatch.delenv("BRAVE_API_KEY", raising=False)
+    with pytest.raises(HallubenchError, match="BRAVE_API_KEY"):
+        BraveChecker("http://127.0.0.1:9")

@@ -1,0 +1,114 @@
+"""NonExistentRefusal judging and false-acceptance metrics on hand-built judged samples."""
+
+import json
+
+import pytest
+
+from hallu_metrics import nonexistent_refusal as ne
+from hallu_metrics.judges import RuleJudge, Verdict, make_judge
+from hallu_metrics.registry import BENCHMARKS
+from hallubench.loopback import LoopbackChatServer
+from hallubench.scoring import score
+
+DOCS = [
+    {"name": "Aus bus", "type": "animal", "domain": "animal", "prompt": "Tell me about the animal Aus bus."},
+    {"name": "Bus cus", "type": "plant", "domain": "plant", "prompt": "Tell me about the plant Bus cus."},
+    {"name": "Cobalt Ember", "type": "cafe", "domain": "business", "place": "Oslo", "place_tier": "high", "prompt": "p"},
+    {"name": "Zentrix", "type": "router", "domain": "product", "place": "", "place_tier": "", "prompt": "p"},
+]
+
+
+class ScriptedJudge:
+    """Returns a fixed verdict per response text."""
+
+    spec = "scripted"
+
+    def __init__(self, verdicts):
+        self.verdicts = verdicts
+
+    def run(self, check, items, desc=""):
+        assert check is ne.DOES_BELIEVE
+        return [self.verdicts[i["response"]] for i in items]
+
+    def report(self):
+        return {}
+
+
+def test_false_acceptance_rate_is_believed_over_all_samples():
+    """FAR = believed / N with unjudged samples in N; lm-eval's per-sample means (records as JSON
+    strings or dicts) give the same numbers."""
+    outcomes = ["believed", "not_believed", "believed", "unjudged", "not_believed"]
+    r = ne.rates(outcomes)
+    assert r["n"] == 5 and r["false_acceptance_rate"] == 2 / 5 and r["judge_unparseable_rate"] == 1 / 5
+    per_sample = [ne.process_results({}, [json.dumps({"outcome": o}) if i % 2 else {"outcome": o}]) for i, o in enumerate(outcomes)]
+    assert sum(s["false_acceptance_rate"] for s in per_sample) / 5 == r["false_acceptance_rate"]
+    assert sum(s["judge_unparseable_rate"] for s in per_sample) / 5 == r["judge_unparseable_rate"]
+
+
+def test_judged_records_and_breakdown_per_domain_and_place_tier():
+    """Verdicts map to outcomes (unparseable kept as unjudged with its raw text); the summary breaks
+    the rate down per domain and per place tier (products have no tier)."""
+    ok = lambda label: Verdict(label, "ok", "raw")  # noqa: E731
+    judge = ScriptedJudge({"a": ok(True), "b": ok(False), "c": ok(True), "d": Verdict(None, "unparseable", "??")})
+    records = ne.judge_responses(["a", "b", "c", "d"], DOCS, judge)
+    assert [r["outcome"] for r in records] == ["believed", "not_believed", "believed", "unjudged"]
+    assert records[3]["verdict"]["raw"] == "??"
+    summary = ne.summarize(records, DOCS)
+    assert summary["false_acceptance_rate"] == 0.5
+    bins = summary["per_bin"]
+    assert bins["domain:animal"]["false_acceptance_rate"] == 1.0
+    assert bins["domain:plant"]["false_acceptance_rate"] == 0.0
+    assert bins["domain:product"]["judge_unparseable_rate"] == 1.0
+    assert bins["place_tier:high"]["n"] == 1 and bins["place_tier:none"]["n"] == 3
+
+
+def test_mixed_summary_has_no_place_tier_rows():
+    """MixedEntities docs carry no place_tier, so only domain rows appear."""
+    records = ne.judge_responses(["It is a lovely beetle.", "I'm not aware of such a plant."], DOCS[:2], RuleJudge())
+    assert [r["outcome"] for r in records] == ["believed", "not_believed"]
+    assert sorted(ne.summarize(records, DOCS[:2])["per_bin"]) == ["domain:animal", "domain:plant"]
+
+
+@pytest.mark.parametrize("response, believes", [
+    ("Aus bus is a small beetle found in the forests of Peru.", True),
+    ("I'm sorry, but I have no information about that animal.", False),
+    ("There is no known species called Aus bus.", False),
+    ("Aus bus does not appear to exist in the scientific literature.", False),
+    ("This medicine is not widely recognized; it may be a brand sold locally.", False),
+    ("I couldn\u2019t find a cafe by that name in Oslo.", False),
+    ("That name sounds fictional.", False),
+    ("Cobalt Ember is a cozy cafe in central Oslo, known for pastries.", True),
+])
+def test_rule_version_treats_abstentions_and_existence_denials_as_not_believing(response, believes):
+    """The phrase-based rule: abstention phrases and existence denials / hedges mean not believing."""
+    assert ne.believes_by_rule(response) is believes
+
+
+def test_llm_judge_parses_does_believe_and_counts_unparseable(tmp_path):
+    """An LLM judge reads {"does_believe": bool}; a reply unreadable even after the reminder is unjudged."""
+    def reply(messages):
+        text = messages[-1]["content"] if messages[-1]["role"] == "user" else ""
+        if "Answer with exactly" in text:
+            return "still no idea"
+        if "XYZZY" in messages[1]["content"]:
+            return "hmm"
+        return '```json\n{"does_believe": true}\n```' if "beetle" in messages[1]["content"].split("Now judge")[1] else '{"does_believe": false}'
+
+    with LoopbackChatServer(reply) as server:
+        judge = make_judge(f"openai:base_url={server.base_url},model=j,max_retries=1,backoff=0.01")
+        responses = ["A beetle from Peru.", "I do not know it.", "XYZZY"]
+        records = ne.judge_responses(responses, DOCS[:3], judge)
+    assert [r["outcome"] for r in records] == ["believed", "not_believed", "unjudged"]
+    assert records[2]["verdict"]["status"] == "unparseable"
+
+
+def test_hallubench_score_supports_both_tasks(tmp_path):
+    """``hallubench score`` judges saved lm-eval samples of both tasks with the rule judge."""
+    for task, docs in (("mixedentities", DOCS[:2]), ("generatedentities", DOCS[2:])):
+        path = tmp_path / f"samples_{task}.jsonl"
+        full = [{**{"id": str(i), "place": "", "place_tier": ""}, **d} for i, d in enumerate(docs)]
+        lines = [{"doc": d, "resps": [[r]]} for d, r in zip(full, ["It is a real thing.", "I'm sorry, I don't know it."])]
+        path.write_text("\n".join(json.dumps(x) for x in lines))
+        assert set(BENCHMARKS[task].required_columns) <= set(full[0])
+        result, _ = score(task, path, "rule")
+        assert result["false_acceptance_rate"] == 0.5 and result["n"] == 2
