@@ -27,6 +27,7 @@ class CallCache:
         self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=60)
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: a killed process loses no commit
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, backend TEXT, response TEXT NOT NULL)"
             )
