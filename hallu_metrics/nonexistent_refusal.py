@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 from hallu_metrics.judges import Check, Judge
 from hallu_metrics.judges.parsing import parse_json_bool
+from hallu_metrics.judges.prompts import few_shot_judgement
 from hallu_metrics.judges.rules import contains_abstention_phrase
 from hallu_metrics.precisewikiqa import stderr
 
@@ -58,14 +59,8 @@ _SYSTEM = (
 
 
 def _messages(item: dict) -> list[dict[str, str]]:
-    shots = "\n\n".join(
-        f"User: {q}\nChatbot: {r}\nJudgement: {json.dumps({'does_believe': b})}" for q, r, b in _EXAMPLES
-    )
-    prompt = (
-        f"Examples:\n\n{shots}\n\nNow judge this conversation about the {item['type']} \"{item['name']}\".\n"
-        f"User: {item['prompt']}\nChatbot: {item['response']}\nJudgement:"
-    )
-    return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}]
+    intro = f"Now judge this conversation about the {item['type']} \"{item['name']}\"."
+    return few_shot_judgement(_SYSTEM, "does_believe", _EXAMPLES, intro, item["prompt"], item["response"])
 
 
 def believes_by_rule(response: str) -> bool:
@@ -106,10 +101,8 @@ def sample_metrics(outcome: str) -> dict[str, float]:
 
 
 def process_results(doc: dict, results: list) -> dict[str, float]:
-    """lm-eval hook: ``results[0]`` is the judged record from the judging filter (a JSON string,
-    as lm-eval logs filtered responses as strings, or the record itself)."""
-    record = results[0] if isinstance(results[0], dict) else json.loads(results[0])
-    return sample_metrics(record["outcome"])
+    """lm-eval hook: ``results[0]`` is the judged record (JSON) produced by the judging filter."""
+    return sample_metrics(json.loads(results[0])["outcome"])
 
 
 def rates(outcomes: Sequence[str]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 from hallu_metrics.judges import Check, Judge
 from hallu_metrics.judges.parsing import parse_json_bool, parse_label
+from hallu_metrics.judges.prompts import few_shot_judgement
 from hallu_metrics.judges.rules import contains_abstention_phrase, matches_gold
 
 CORRECTNESS_LABELS = ("CORRECT", "INCORRECT", "UNVERIFIABLE")
@@ -45,14 +46,10 @@ _ABSTENTION_SYSTEM = (
 
 
 def _abstention_messages(item: dict) -> list[dict[str, str]]:
-    shots = "\n\n".join(
-        f"User: {q}\nChatbot: {r}\nJudgement: {json.dumps({'is_abstaining': a})}" for q, r, a in _ABSTENTION_EXAMPLES
+    return few_shot_judgement(
+        _ABSTENTION_SYSTEM, "is_abstaining", _ABSTENTION_EXAMPLES, "Now judge this conversation.",
+        item["question"], item["response"],
     )
-    prompt = (
-        f"Examples:\n\n{shots}\n\nNow judge this conversation.\n"
-        f"User: {item['question']}\nChatbot: {item['response']}\nJudgement:"
-    )
-    return [{"role": "system", "content": _ABSTENTION_SYSTEM}, {"role": "user", "content": prompt}]
 
 
 def _correctness_messages(item: dict) -> list[dict[str, str]]:

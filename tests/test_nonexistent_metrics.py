@@ -40,7 +40,7 @@ def test_false_acceptance_rate_is_believed_over_all_samples():
     outcomes = ["believed", "not_believed", "believed", "unjudged", "not_believed"]
     r = ne.rates(outcomes)
     assert r["n"] == 5 and r["false_acceptance_rate"] == 2 / 5 and r["judge_unparseable_rate"] == 1 / 5
-    per_sample = [ne.process_results({}, [json.dumps({"outcome": o}) if i % 2 else {"outcome": o}]) for i, o in enumerate(outcomes)]
+    per_sample = [ne.process_results({}, [json.dumps({"outcome": o})]) for o in outcomes]
     assert sum(s["false_acceptance_rate"] for s in per_sample) / 5 == r["false_acceptance_rate"]
     assert sum(s["judge_unparseable_rate"] for s in per_sample) / 5 == r["judge_unparseable_rate"]
 
