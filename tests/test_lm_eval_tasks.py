@@ -64,3 +64,14 @@ def test_judge_filter_returns_one_json_record_per_response():
     records = [json.loads(r) for r in JudgeFilter(judge_responses, "rule", "precisewikiqa").apply(["Paris.", "I'm sorry, no idea."], docs)]
     assert [r["outcome"] for r in records] == ["correct", "abstained"]
     assert records[0]["abstention"] == {"label": False, "status": "ok", "raw": "rule"}
+
+
+def test_score_rejects_unknown_task_and_missing_file(tmp_path, capsys):
+    """`hallubench score` answers bad input with one line and exit 2, writing nothing."""
+    from hallubench.cli import main
+
+    assert main(["score", "--task", "nosuch", "--samples", str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "r.json")]) == 2
+    assert "unknown task 'nosuch'" in capsys.readouterr().err
+    assert main(["score", "--task", "precisewikiqa", "--samples", str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "r.json")]) == 2
+    assert "samples file not found" in capsys.readouterr().err
+    assert not (tmp_path / "r.json").exists()

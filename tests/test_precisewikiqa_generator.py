@@ -154,3 +154,24 @@ def test_existing_output_is_not_overwritten_by_default(server, tmp_path, goodwik
     (tmp_path / "o").mkdir()
     assert generate(server, tmp_path / "o", goodwiki_sample, 2) == 2
     assert "already exists" in capsys.readouterr().err
+
+
+def test_jsonl_source_with_goodwiki_columns(server, tmp_path, goodwiki_sample):
+    """A .jsonl with GoodWiki's columns is a source like the article folder."""
+    lines = []
+    for page in sorted(goodwiki_sample.iterdir()):
+        props = json.loads((page / "props.json").read_text())
+        lines.append(json.dumps({"title": props["title"], "markdown": (page / "markdown.md").read_text(), "pageid": props["pageid"], "revid": props["revid"]}))
+    (tmp_path / "pages.jsonl").write_text("\n".join(lines) + "\n")
+    assert generate(server, tmp_path / "o", tmp_path / "pages.jsonl", 2) == 0
+    test = datasets.load_from_disk(str(tmp_path / "o"))["test"]
+    assert all(isinstance(p, int) for p in test["pageid"])
+
+
+def test_push_to_hub_uploads_dataset_and_card(server, tmp_path, goodwiki_sample, monkeypatch):
+    """--push-to-hub hands the saved dataset and its card to huggingface_hub (recorded, not sent)."""
+    pushed = []
+    monkeypatch.setattr(datasets.DatasetDict, "push_to_hub", lambda self, repo, **kw: pushed.append(("data", repo, len(self["test"]))))
+    monkeypatch.setattr("huggingface_hub.DatasetCard.push_to_hub", lambda self, repo, **kw: pushed.append(("card", repo, "seed: 0" in self.content)))
+    assert generate(server, tmp_path / "o", goodwiki_sample, 2, extra=["--push-to-hub", "me/pwqa"]) == 0
+    assert pushed == [("data", "me/pwqa", 2), ("card", "me/pwqa", True)]
