@@ -20,7 +20,7 @@ def table(result: dict[str, Any], metrics: tuple[str, ...]) -> str:
 
 
 def plot(result: dict[str, Any], metrics: tuple[str, ...], path: Path) -> None:
-    """Line plot of each rate across difficulty bins (hardest left)."""
+    """Line plot of each rate across the breakdown (difficulty bins: hardest left)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -31,10 +31,11 @@ def plot(result: dict[str, Any], metrics: tuple[str, ...], path: Path) -> None:
     for metric in metrics:
         values = [result["per_bin"][b][metric] for b in names]
         ax.plot(names, [float("nan") if v is None else 100 * v for v in values], marker="o", label=metric)
-    ax.set_xlabel("difficulty bin (0 = least central page = hardest)")
+    binned = all(name.isdigit() or name == "unbinned" for name in names)
+    ax.set_xlabel("difficulty bin (0 = least central page = hardest)" if binned else "breakdown")
     ax.set_ylabel("%")
     ax.set_ylim(0, 100)
-    ax.set_title(f"{result['task']} per difficulty bin (judge: {result['judge']})")
+    ax.set_title(f"{result['task']} (judge: {result['judge']})")
     ax.legend()
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
