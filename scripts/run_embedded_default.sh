@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 . .venv/bin/activate
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 OUT=${OUT:-runs/embedded}
-N=${N:-10}
+N=${N:-6}
 SEED=${SEED:-0}
 export HALLUBENCH_CACHE=${HALLUBENCH_CACHE:-$OUT/calls.sqlite}
 mkdir -p "$OUT"
