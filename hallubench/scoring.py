@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from hallubench.errors import HallubenchError
-from hallu_metrics.judges import make_judge
+from hallu_metrics.judges import failed_verdicts, make_judge
 from hallu_metrics.registry import BENCHMARKS
 
 
@@ -64,11 +64,7 @@ def score(task: str, samples: Path, judge_spec: str) -> tuple[dict[str, Any], li
     judge = make_judge(judge_spec)
     benchmark = BENCHMARKS[task]
     records = benchmark.judge_responses(responses, docs, judge)
-    failed = [
-        r[key]["error"] if "error" in r[key] else r[key]["raw"]
-        for r in records for key in ("abstention", "correctness", "verdict")
-        if isinstance(r.get(key), dict) and r[key].get("status") == "failed"
-    ]
+    failed = failed_verdicts(records)
     if failed:
         raise HallubenchError(
             f"{len(failed)} judge calls to {judge.spec} failed after retries (finished calls are cached; re-run to resume): {failed[0]}"

@@ -13,7 +13,7 @@ from lm_eval.api.filter import Filter, FilterEnsemble
 from lm_eval.api.task import ConfigurableTask
 from lm_eval.filters.selection import TakeFirstFilter
 
-from hallu_metrics.judges import DEFAULT_JUDGE, make_judge
+from hallu_metrics.judges import DEFAULT_JUDGE, failed_verdicts, make_judge
 from hallu_metrics.registry import BENCHMARKS
 from lm_eval_tasks.settings import task_setting
 
@@ -32,10 +32,7 @@ class JudgeFilter(Filter):
         judge = make_judge(self.judge_spec)
         records = self.pipeline(list(resps), list(docs), judge)
         stats = judge.report()
-        failed = sum(
-            1 for r in records for key in ("abstention", "correctness", "verdict")
-            if isinstance(r.get(key), dict) and r[key].get("status") == "failed"
-        )
+        failed = len(failed_verdicts(records))
         if failed:
             print(
                 f"[hallubench] {self.task}: {failed} judge calls failed after retries and count as unjudged; "

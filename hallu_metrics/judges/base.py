@@ -51,3 +51,8 @@ class Judge(Protocol):
     def run(self, check: Check, items: Sequence[dict], desc: str = "") -> list[Verdict]: ...
 
     def report(self) -> dict[str, int]: ...
+
+
+def failed_verdicts(records: Sequence[dict[str, Any]]) -> list[str]:
+    """Error texts of the failed judge calls found in judged records (any verdict-valued field)."""
+    return [v["raw"] for r in records for v in r.values() if isinstance(v, dict) and v.get("status") == "failed"]
