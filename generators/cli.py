@@ -34,14 +34,19 @@ def add_parsers(subparsers) -> None:
 
 def open_clients(module, args: argparse.Namespace) -> ModelClient | list[ModelClient] | None:
     """Clients for the backend spec(s) in the argument named by the module's ``CLIENT_OPTION``
-    (default ``generator``): one client for one spec, a list for a list, None for no option."""
+    (default ``generator``): one client for one spec, a list for a list (a spec given twice is one
+    client, so a local model loads once), None for no option."""
     option = getattr(module, "CLIENT_OPTION", "generator")
     if option is None:
         return None
     specs = getattr(args, option)
     cache = CallCache(args.cache)
     if isinstance(specs, list):
-        return [make_client(backend_spec(spec), cache) for spec in specs]
+        made: dict[str, ModelClient] = {}
+        for spec in specs:
+            if spec not in made:
+                made[spec] = make_client(backend_spec(spec), cache)
+        return [made[spec] for spec in specs]
     return make_client(backend_spec(specs), cache)
 
 
@@ -52,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         rows, card = module.run(args, clients)
     finally:
-        for client in clients if isinstance(clients, list) else filter(None, [clients]):
+        for client in dict.fromkeys(clients if isinstance(clients, list) else filter(None, [clients])):
             client.report()
     save_test_set(rows, features, args.out, card, args.overwrite)
     if args.push_to_hub:

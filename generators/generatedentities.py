@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,12 @@ MIN_GENERATORS = 3
 NAMES_PER_LIST = 5
 MAX_NAME_WORDS = 6
 MAX_IDLE_WAVES = 3  # waves in a row without a new name before reporting a shortfall
+MAX_TOKENS = 64  # five names fit in about 40 tokens; more only lets a model ramble
+LEADING_FUNCTION_WORDS = frozenset("a an and as by for i in it of or so this these those to we with you".split())
+INSTRUCTION_WORDS = frozenset(
+    "invent invented name names list lists plausible exist exists existing recombine recombined "
+    "combined here sure following updated text example examples note".split()
+)
 
 BUSINESS_TYPES = ("restaurant", "bar", "bookstore", "cafe", "museum", "bakery", "hotel", "art gallery", "theater", "brewery")
 EVENT_TYPES = (
@@ -95,13 +102,28 @@ class Report:
 
 
 def parse_names(text: str) -> list[str]:
-    """Names from a comma/newline separated list: bullets, numbering and quotes removed, repeats dropped."""
+    """Names from a comma/newline separated list: bullets, numbering and quotes removed, repeats and
+    non-names (see ``looks_like_name``) dropped."""
     names: list[str] = []
     for item in re.split(r"[,\n;]", text):
         name = re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s*", "", item).strip().strip("\"'\u201c\u201d*").strip().rstrip(".")
-        if name and len(name.split()) <= MAX_NAME_WORDS and fold(name) not in {fold(n) for n in names}:
+        if looks_like_name(name) and fold(name) not in {fold(n) for n in names}:
             names.append(name)
     return names
+
+
+def looks_like_name(text: str) -> bool:
+    """A proper name rather than a fragment of the reply's prose: 1 to ``MAX_NAME_WORDS`` words, an
+    upper-case letter, no colon, not opening with a function word ("In the text") and no word of the
+    instructions ("Here is the updated list:", "Invent 6")."""
+    words = fold(text).split()
+    return (
+        0 < len(words) <= MAX_NAME_WORDS
+        and any(ch.isupper() for ch in text)
+        and ":" not in text
+        and words[0] not in LEADING_FUNCTION_WORDS
+        and not INSTRUCTION_WORDS.intersection(words)
+    )
 
 
 def _request_seed(seed: int, *parts: object) -> int:
@@ -109,40 +131,95 @@ def _request_seed(seed: int, *parts: object) -> int:
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big")
 
 
-def brainstorm_request(request: Request, role: int) -> ChatRequest:
-    prompt = (
-        f"Invent {NAMES_PER_LIST} names of {request.subject} that sound plausible but do not exist. "
+@dataclass(frozen=True)
+class Demonstration:
+    """A worked exchange shown before each request so that small models answer with a bare list."""
+
+    subject: str
+    lists: tuple[str, str]
+    combined: str
+
+
+# The demonstration types are not among the requested ones.
+DEMONSTRATIONS = {
+    "business": Demonstration(
+        "florists in Porto",
+        ("Casa das Camélias, Flor do Douro, Ribeira Petals, Jardim Azul, O Ramo Dourado",
+         "Bloom & Tile, Petal Quay, Rosa Norte, The Stem Atelier, Verde Vinha"),
+        "Camélia Quay, Douro Stem Atelier, Rosa Azul, Petal Vinha, Jardim Norte",
+    ),
+    "event": Demonstration(
+        "maritime disasters in Chile",
+        ("Valdivia Ferry Sinking, Loa Harbour Fire, Tirúa Gale of 1911, Puerto Bravo Capsizing, Chiloé Tanker Spill",
+         "Magellan Strait Collision, Isla Negra Wreck, Antofagasta Dock Blast, Reloncaví Storm, Coquimbo Ferry Fire"),
+        "Tirúa Ferry Fire, Reloncaví Tanker Wreck, Isla Bravo Capsizing, Loa Strait Collision, Chiloé Gale of 1923",
+    ),
+    "product": Demonstration(
+        "kettle brands",
+        ("Brevora, Kettlecraft, Ondara, Thermique, Velloa Home", "Aquelle, Boilux, Steamwright, Hearthly, Calora"),
+        "Ondalux, Brevique, Thermwright, Kettloa, Hearthora",
+    ),
+}
+
+
+def _brainstorm_prompt(subject: str) -> str:
+    return (
+        f"Invent {NAMES_PER_LIST} names of {subject} that sound plausible but do not exist. "
         "Do not use names of real ones. Reply with the names only, separated by commas."
     )
-    return ChatRequest.from_messages(
-        [{"role": "user", "content": prompt}], temperature=1.0, top_p=0.95, max_tokens=128, seed=request.seed + role
+
+
+def _combine_prompt(subject: str, lists: Sequence[str]) -> str:
+    shown = "\n".join(f"List {i + 1}: {names}" for i, names in enumerate(lists))
+    return (
+        f"Here are invented names of {subject}:\n{shown}\n\n"
+        f"Mix and recombine words from these lists into {NAMES_PER_LIST} new names of {subject} that sound "
+        "plausible but do not exist and differ from the names above. Reply with the names only, separated by commas."
     )
+
+
+def _chat(demo_prompt: str, demo_reply: str, prompt: str, seed: int) -> ChatRequest:
+    messages = [
+        {"role": "user", "content": demo_prompt},
+        {"role": "assistant", "content": demo_reply},
+        {"role": "user", "content": prompt},
+    ]
+    return ChatRequest.from_messages(messages, temperature=1.0, top_p=0.95, max_tokens=MAX_TOKENS, seed=seed)
+
+
+def brainstorm_request(request: Request, role: int) -> ChatRequest:
+    demo = DEMONSTRATIONS[request.domain]
+    return _chat(_brainstorm_prompt(demo.subject), demo.lists[role], _brainstorm_prompt(request.subject), request.seed + role)
 
 
 def combine_request(request: Request, lists: Sequence[str]) -> ChatRequest:
-    shown = "\n".join(f"List {i + 1}: {', '.join(parse_names(text))}" for i, text in enumerate(lists))
-    prompt = (
-        f"Here are invented names of {request.subject}:\n{shown}\n\n"
-        f"Mix and recombine words from these lists into {NAMES_PER_LIST} new names of {request.subject} that sound "
-        "plausible but do not exist and differ from the names above. Reply with the names only, separated by commas."
-    )
-    return ChatRequest.from_messages(
-        [{"role": "user", "content": prompt}], temperature=1.0, top_p=0.95, max_tokens=128, seed=request.seed
-    )
+    demo = DEMONSTRATIONS[request.domain]
+    shown = [", ".join(parse_names(text)) for text in lists]
+    return _chat(_combine_prompt(demo.subject, demo.lists), demo.combined, _combine_prompt(request.subject, shown), request.seed)
+
+
+def _by_client(clients: Sequence[ModelClient]) -> list[tuple[ModelClient, set[int]]]:
+    """Distinct client objects with the round-robin positions they fill (one spec given several
+    times is one client, so its calls go out in one batch)."""
+    groups: dict[int, tuple[ModelClient, set[int]]] = {}
+    for position, client in enumerate(clients):
+        groups.setdefault(id(client), (client, set()))[1].add(position)
+    return list(groups.values())
 
 
 def run_round_robin(requests: Sequence[Request], clients: Sequence[ModelClient]) -> list[list[str]]:
-    """Brainstorm then combine for every request, batched per client; the combiners' names per request."""
+    """Brainstorm then combine for every request, one batch per client and step; the combiners'
+    names per request."""
     lists: dict[tuple[int, int], str] = {}
-    for c, client in enumerate(clients):
-        jobs = [(i, role) for i, r in enumerate(requests) for role, b in enumerate(r.brainstormers) if b == c]
-        replies = client.complete_or_raise([brainstorm_request(requests[i], role) for i, role in jobs], desc=f"brainstorm {c}")
+    for client, positions in _by_client(clients):
+        jobs = [(i, role) for i, r in enumerate(requests) for role, b in enumerate(r.brainstormers) if b in positions]
+        replies = client.complete_or_raise([brainstorm_request(requests[i], role) for i, role in jobs], desc=f"brainstorm ({client.public_spec})")
         lists.update(zip(jobs, replies))
     combined: dict[int, str] = {}
-    for c, client in enumerate(clients):
-        jobs = [i for i, r in enumerate(requests) if r.combiner == c]
+    for client, positions in _by_client(clients):
+        jobs = [i for i, r in enumerate(requests) if r.combiner in positions]
         chats = [combine_request(requests[i], [lists[(i, role)] for role in (0, 1)]) for i in jobs]
-        combined.update(zip(jobs, client.complete_or_raise(chats, desc=f"combine {c}")))
+        combined.update(zip(jobs, client.complete_or_raise(chats, desc=f"combine ({client.public_spec})")))
     return [parse_names(combined[i]) for i in range(len(requests))]
 
 
@@ -172,30 +249,50 @@ def wave_size(missing: int, n_models: int) -> int:
     return n_models * -(-lists // n_models)
 
 
-def generate_domain(
-    domain: str, n: int, clients: Sequence[ModelClient], checker: ExistenceChecker, seed: int,
-    tiers: dict[str, list[places.Place]] | None, report: Report, seen: set[str],
-) -> list[dict]:
-    """Waves of requests until ``n`` new names are kept or no wave adds any for a while."""
-    rows: list[dict] = []
-    idle = 0
-    while len(rows) < n and idle < MAX_IDLE_WAVES:
-        wave = plan_requests(domain, wave_size(n - len(rows), len(clients)), report.requests[domain], len(clients), seed, tiers)
-        report.requests[domain] += len(wave)
-        candidates = interleave(wave, run_round_robin(wave, clients))
-        report.proposed[domain] += len(candidates)
-        exists = checker.existing([(name, r.type) for r, name in candidates])
-        before = len(rows)
+@dataclass
+class Run:
+    """One generation: waves of requests over all unfinished domains at once (one brainstorm and one
+    combine batch per client and wave), until every domain has its names or stalls."""
+
+    counts: dict[str, int]
+    clients: Sequence[ModelClient]
+    checker: ExistenceChecker
+    seed: int
+    report: Report
+    rows: dict[str, list[dict]] = field(default_factory=dict)
+    idle: Counter = field(default_factory=Counter)  # waves in a row without a new name, per domain
+    seen: set[str] = field(default_factory=set)
+
+    def unfinished(self) -> list[str]:
+        return [d for d, n in self.counts.items() if len(self.rows[d]) < n and self.idle[d] < MAX_IDLE_WAVES]
+
+    def wave(self, tiers: dict[str, dict[str, list[places.Place]]]) -> None:
+        domains = self.unfinished()
+        requests: list[Request] = []
+        for domain in domains:
+            missing = self.counts[domain] - len(self.rows[domain])
+            planned = plan_requests(domain, wave_size(missing, len(self.clients)), self.report.requests[domain], len(self.clients), self.seed, tiers.get(domain))
+            self.report.requests[domain] += len(planned)
+            requests.extend(planned)
+        names = run_round_robin(requests, self.clients)
+        for domain in domains:
+            before = len(self.rows[domain])
+            mine = [i for i, r in enumerate(requests) if r.domain == domain]
+            self.keep(domain, interleave([requests[i] for i in mine], [names[i] for i in mine]))
+            self.idle[domain] = 0 if len(self.rows[domain]) > before else self.idle[domain] + 1
+
+    def keep(self, domain: str, candidates: list[tuple[Request, str]]) -> None:
+        """Add the new, unknown names up to the quota; count every dropped one by reason."""
+        rows = self.rows[domain]
+        self.report.proposed[domain] += len(candidates)
+        exists = self.checker.existing([(name, r.type) for r, name in candidates])
         for (request, name), found in zip(candidates, exists):
-            reason = "exists" if found else "duplicate" if fold(name) in seen else "quota_full" if len(rows) >= n else None
+            reason = "exists" if found else "duplicate" if fold(name) in self.seen else "quota_full" if len(rows) >= self.counts[domain] else None
             if reason:
-                report.dropped[(domain, reason)] += 1
+                self.report.dropped[(domain, reason)] += 1
                 continue
-            seen.add(fold(name))
-            rows.append(make_row(domain, len(rows), request, name, clients, seed))
-        idle = 0 if len(rows) > before else idle + 1
-    report.accepted[domain] = len(rows)
-    return rows
+            self.seen.add(fold(name))
+            rows.append(make_row(domain, len(rows), request, name, self.clients, self.seed))
 
 
 def make_row(domain: str, index: int, request: Request, name: str, clients: Sequence[ModelClient], seed: int) -> dict:
@@ -214,23 +311,34 @@ def make_row(domain: str, index: int, request: Request, name: str, clients: Sequ
     }
 
 
+def same_model_note(generators: Sequence[str]) -> str | None:
+    """A caveat when fewer distinct models than the paper's three play the round robin."""
+    distinct = len(set(generators))
+    if distinct >= MIN_GENERATORS:
+        return None
+    return f"only {distinct} distinct generator model(s); the paper mixes names from {MIN_GENERATORS} different models"
+
+
 def generate(
     counts: dict[str, int], clients: Sequence[ModelClient], checker: ExistenceChecker, seed: int, allow_shortfall: bool = False
 ) -> tuple[list[dict], Report]:
     if len(clients) < MIN_GENERATORS:
         raise HallubenchError(f"generatedentities needs at least {MIN_GENERATORS} --generators (got {len(clients)})")
+    note = same_model_note([c.public_spec for c in clients])
+    if note:
+        print(f"[hallubench] warning: {note}", file=sys.stderr)
+    counts = {d: n for d, n in counts.items() if n > 0}
     report = Report(requested=dict(counts))
-    tiers = {"business": places.cities, "event": places.countries}
-    seen: set[str] = set()
-    rows: list[dict] = []
-    for domain, n in counts.items():
-        if n > 0:
-            domain_tiers = tiers[domain]() if domain in tiers else None
-            rows.extend(generate_domain(domain, n, clients, checker, seed, domain_tiers, report, seen))
+    place_lists = {"business": places.cities, "event": places.countries}
+    tiers = {d: place_lists[d]() for d in counts if d in place_lists}
+    run = Run(counts, clients, checker, seed, report, rows={d: [] for d in counts})
+    while run.unfinished():
+        run.wave(tiers)
+    report.accepted.update({d: len(rows) for d, rows in run.rows.items()})
     short = {d: report.accepted[d] for d, n in counts.items() if report.accepted[d] < n}
     if short and not allow_shortfall:
         raise HallubenchError(f"generatedentities: only {short} of {counts} names were kept; see the drop counts, or use --allow-shortfall")
-    return rows, report
+    return [row for rows in run.rows.values() for row in rows], report
 
 
 def add_arguments(parser) -> None:
@@ -258,6 +366,8 @@ def run(args, clients: list[ModelClient]) -> tuple[list[dict], CardInfo]:
 
 
 def card_for(seed: int, report: Report, generators: list[str], checker: str) -> CardInfo:
+    note = same_model_note(generators)
+    same_model = f" Note: {note}." if note else ""
     lines = "\n".join(
         f"| {d} | {n} | {report.accepted[d]} | {report.requests[d]} | {report.proposed[d]} | "
         + ", ".join(f"{reason}: {k}" for (dom, reason), k in sorted(report.dropped.items()) if dom == d)
@@ -276,7 +386,7 @@ def card_for(seed: int, report: Report, generators: list[str], checker: str) -> 
             "Provenance": (
                 f"Generated {generation_date()} by `hallubench generate generatedentities` with seed {seed}.\n\n"
                 f"Generators (round robin): {', '.join(generators)}. Each request's combiner mixes two other models' "
-                f"brainstormed lists; only the combiner's names are kept.\n\nExistence check: {checker}.\n\n"
+                f"brainstormed lists; only the combiner's names are kept.{same_model}\n\nExistence check: {checker}.\n\n"
                 f"Places: {places.SOURCE}. Businesses use cities, events use countries, products have no place."
             ),
             "Counts": (

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The embedded default, offline on CPU: generate a fresh PreciseWikiQA set from the offline
-# Wikipedia corpus with the local SmolLM2-135M-Instruct and a MixedEntities set from the offline
-# taxonomy / drug lists, evaluate SmolLM2 on it through lm_eval,
-# judge with the embedded rule judge, and print the metric tables.
+# Wikipedia corpus with the local SmolLM2-135M-Instruct, a MixedEntities set from the offline
+# taxonomy / drug lists and a GeneratedEntities set invented by SmolLM2 (playing all three roles of
+# the round robin), evaluate SmolLM2 on them through lm_eval, judge with the embedded rule judge,
+# and print the metric tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .venv/bin/activate
@@ -17,12 +18,17 @@ hallubench generate precisewikiqa --source wiki-offline --n "$N" --seed "$SEED" 
   --generator smollm2 --out "$OUT/precisewikiqa" --overwrite
 hallubench generate mixedentities --n-per-domain "${N_PER_DOMAIN:-3}" --seed "$SEED" \
   --out "$OUT/mixedentities" --overwrite
+hallubench generate generatedentities --n-business "${N_PER_DOMAIN:-3}" --n-event "${N_PER_DOMAIN:-3}" \
+  --n-product "${N_PER_DOMAIN:-3}" --seed "$SEED" --generators smollm2 smollm2 smollm2 \
+  --out "$OUT/generatedentities" --overwrite
 
 rm -rf "$OUT/lm_eval"
 hallubench eval --model hf --model_args "$(hallubench model-args)" --batch_size 8 \
-  --tasks precisewikiqa,mixedentities --apply_chat_template --log_samples --output_path "$OUT/lm_eval" \
-  --metadata "{\"dataset_precisewikiqa\": \"$OUT/precisewikiqa\", \"dataset_mixedentities\": \"$OUT/mixedentities\", \"judge\": \"rule\"}"
+  --tasks precisewikiqa,nonexistent_refusal --apply_chat_template --log_samples --output_path "$OUT/lm_eval" \
+  --metadata "{\"dataset_precisewikiqa\": \"$OUT/precisewikiqa\", \"dataset_mixedentities\": \"$OUT/mixedentities\", \"dataset_generatedentities\": \"$OUT/generatedentities\", \"judge\": \"rule\"}"
 
-samples=$(ls "$OUT"/lm_eval/*/samples_precisewikiqa_*.jsonl | head -n 1)
-hallubench score --task precisewikiqa --samples "$samples" --judge rule \
-  --out "$OUT/precisewikiqa_result.json" --plot "$OUT/precisewikiqa_bins.png"
+for task in precisewikiqa mixedentities generatedentities; do
+  samples=$(ls "$OUT"/lm_eval/*/samples_${task}_*.jsonl | head -n 1)
+  hallubench score --task "$task" --samples "$samples" --judge rule \
+    --out "$OUT/${task}_result.json" --plot "$OUT/${task}_plot.png"
+done

@@ -102,6 +102,28 @@ def test_parse_names_handles_bullets_numbers_quotes_and_repeats():
     assert ge.parse_names(text) == ["Aurora Vale", "Brindle Works", "Cobalt Ember"]
 
 
+def test_parse_names_drops_fragments_of_the_reply_prose():
+    """Small models wrap or replace the list with prose; those fragments (seen from SmolLM2) are not names."""
+    text = "Here is the updated list:\nIn the text, Invent 6:, One 5-character code: QNJJH, Aurora Vale, and more, Zentra"
+    assert ge.parse_names(text) == ["Aurora Vale", "Zentra"]
+
+
+def test_a_spec_given_three_times_is_one_client_and_the_card_says_so(tmp_path, servers):
+    """The same spec three times loads one model (one client object) and still fills every role of
+    the round robin; the run warns and the card notes that only one distinct model was used."""
+    from argparse import Namespace
+
+    from generators.cli import open_clients
+
+    clients = open_clients(ge, Namespace(generators=[spec(servers[0])] * 3, cache=tmp_path / "calls.sqlite"))
+    assert clients[0] is clients[1] is clients[2]
+    rows, report = ge.generate({"product": 4}, clients, OfflineChecker(builtin=False), seed=2)
+    assert len(rows) == 4 and report.requests["product"] == 3
+    assert len(servers[0].requests) == 3 * 3  # two brainstorms and one combine per request
+    card = ge.card_for(2, report, [c.public_spec for c in clients], "none").render(len(rows))
+    assert "only 1 distinct generator model" in card
+
+
 def test_offline_checker_rejects_real_places_articles_and_common_words(tmp_path):
     """Built-in lists know real cities, countries and Vital Article titles; common one-word brands count as existing."""
     checker = OfflineChecker()
