@@ -66,6 +66,15 @@ FEATURES = datasets.Features(
 )
 
 
+def plural(noun: str) -> str:
+    """English plural of a type word ("bakery" -> "bakeries", "economic crisis" -> "economic crises")."""
+    if noun.endswith("sis"):
+        return noun[:-2] + "es"
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return noun[:-1] + "ies"
+    return noun + ("es" if noun.endswith(("s", "sh", "ch", "x")) else "s")
+
+
 @dataclass(frozen=True)
 class Request:
     """One round-robin request: what to invent and which models play which role."""
@@ -80,7 +89,7 @@ class Request:
     @property
     def subject(self) -> str:
         where = f" in {self.place.name}" if self.place else ""
-        return f"{self.type} brands" if self.domain == "product" else f"{self.type}s{where}"
+        return f"{self.type} brands" if self.domain == "product" else f"{plural(self.type)}{where}"
 
     def entity(self, name: str) -> str:
         if self.domain == "product":

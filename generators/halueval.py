@@ -131,6 +131,47 @@ def parse_choice(text: str, unit: str) -> int | None:
     return int(found.pop()) if len(found) == 1 else None
 
 
+def source_fields(spec: TaskSpec) -> tuple[str, ...]:
+    """What the generator reads from a source record: the context fields and the right text."""
+    return tuple(field for field, _ in spec.context) + (spec.right,)
+
+
+def parse_source_columns(text: str | None, spec: TaskSpec) -> dict[str, str]:
+    """``FIELD=COLUMN,...`` -> {official field: source column}; a field not named reads its own column."""
+    fields = source_fields(spec)
+    mapping = {field: field for field in fields}
+    for item in filter(str.strip, (text or "").split(",")):
+        field, equals, column = (part.strip() for part in item.partition("="))
+        if not (equals and field and column):
+            raise HallubenchError(f"--source-columns: {item.strip()!r} is not FIELD=COLUMN")
+        if field not in fields:
+            raise HallubenchError(
+                f"--source-columns: {field!r} is not a {spec.name} source field (fields: {', '.join(fields)}; "
+                f"{spec.hallucinated} is regenerated)"
+            )
+        mapping[field] = column
+    return mapping
+
+
+def read_source(task: str, source: str, columns: str | None) -> list[dict[str, str]]:
+    """Source records with the official field names: an official-format file or folder, ``official``
+    (the GitHub file), or any JSON-lines / JSON-array file whose columns ``columns`` maps."""
+    from lm_eval_tasks.halueval.loading import official_file, read_json_records
+
+    spec = TASKS[task]
+    mapping = parse_source_columns(columns, spec)
+    path = official_file(task, None if source == "official" else source)
+    records = read_json_records(path)
+    for line, record in enumerate(records, 1):
+        missing = next(((f, c) for f, c in mapping.items() if record.get(c) is None), None)
+        if missing:
+            raise HallubenchError(
+                f"{path}: record {line} has no column {missing[1]!r} for {missing[0]} (it has: {', '.join(record)}); "
+                "map the fields with --source-columns FIELD=COLUMN,..."
+            )
+    return [{field: str(record[column]) for field, column in mapping.items()} for record in records]
+
+
 def choose_sources(records: list[dict], settings: Settings) -> list[int]:
     """A seeded choice of ``n`` distinct source indices, in file order."""
     if not 1 <= settings.n <= len(records):
@@ -160,8 +201,12 @@ def sample(records: list[dict], indices: list[int], client: ModelClient, spec: T
     return samples
 
 
-def select(records: list[dict], pairs: list[tuple[Sample, Sample]], client: ModelClient, spec: TaskSpec, settings: Settings) -> list[dict]:
-    """Filter step: rows of the winning candidates (a pair with one empty candidate keeps the other)."""
+Decision = tuple[Sample, Sample, str]  # winner, loser, how the winner was selected
+
+
+def filter_pairs(records: list[dict], pairs: list[tuple[Sample, Sample]], client: ModelClient, spec: TaskSpec, settings: Settings) -> dict[int, Decision]:
+    """Filter step, per source index: the judge picks between the two candidates shown in seeded order
+    (an unreadable verdict keeps the first shown); a pair with one empty candidate keeps the other."""
     contested = [(a, b) if _draw(settings.seed, spec.name, a.index, "order").random() < 0.5 else (b, a)
                  for a, b in pairs if a.text and b.text]
     choices = client.complete_or_raise(
@@ -169,7 +214,7 @@ def select(records: list[dict], pairs: list[tuple[Sample, Sample]], client: Mode
          for a, b in contested],
         desc="halueval: filtering",
     )
-    decided = {}
+    decided: dict[int, Decision] = {}
     for (first, second), text in zip(contested, choices):
         choice = parse_choice(text, spec.unit)
         if choice is None:
@@ -180,6 +225,12 @@ def select(records: list[dict], pairs: list[tuple[Sample, Sample]], client: Mode
         if not (a.text and b.text) and (a.text or b.text):
             winner, loser = (a, b) if a.text else (b, a)
             decided[a.index] = (winner, loser, "only_valid_candidate")
+    return decided
+
+
+def select(records: list[dict], pairs: list[tuple[Sample, Sample]], client: ModelClient, spec: TaskSpec, settings: Settings) -> list[dict]:
+    """Rows of the candidates that win the filter step, in source order."""
+    decided = filter_pairs(records, pairs, client, spec, settings)
     return [_row(records[i], spec, *decided[i]) for i in sorted(decided)]
 
 
@@ -238,7 +289,12 @@ def card_for(rows: list[dict], settings: Settings, source: str, generator: str, 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--task", required=True, choices=GENERATED_TASKS)
-    parser.add_argument("--source", required=True, help="official-format JSON-lines file or folder (see docs/halueval.md), or 'official' for the GitHub file")
+    parser.add_argument("--source", required=True, help="JSON-lines (or JSON-array) file, a folder holding the official <task>_data*.json, or 'official' for the GitHub file (see docs/halueval.md)")
+    parser.add_argument(
+        "--source-columns", metavar="FIELD=COLUMN,...",
+        help="read official fields from other source columns, e.g. right_summary=deepseek_r1_summary,document=source "
+             "(fields: the task's context fields and right text; unnamed fields use their own name)",
+    )
     parser.add_argument("--generator", required=True, help="backend spec of the sampling model")
     parser.add_argument("--filter-judge", help="backend spec of the filtering judge (default: the generator)")
     parser.add_argument("--n", type=int, required=True, help="source examples to use (one output row each, at most)")
@@ -248,14 +304,14 @@ def add_arguments(parser) -> None:
 
 def run(args, client: ModelClient) -> tuple[list[dict], CardInfo]:
     from hallubench.backends import CallCache, backend_spec, make_client
-    from lm_eval_tasks.halueval.loading import read_records
 
     settings = Settings(task=args.task, n=args.n, seed=args.seed, temperature=args.temperature, max_tokens=args.max_tokens)
-    records = read_records(args.task, None if args.source == "official" else args.source)
+    records = read_source(args.task, args.source, args.source_columns)
     judge = make_client(backend_spec(args.filter_judge), CallCache(args.cache)) if args.filter_judge else client
     try:
         rows = generate(records, client, judge, settings)
     finally:
         if judge is not client:
             judge.report()
-    return rows, card_for(rows, settings, args.source, client.public_spec, judge.public_spec)
+    source = args.source + (f" (columns: {args.source_columns})" if args.source_columns else "")
+    return rows, card_for(rows, settings, source, client.public_spec, judge.public_spec)

@@ -1,6 +1,6 @@
 """HaluEval sampling-then-filtering generator against a scripted loopback model: seeded
-determinism with cached responses, the filter's selection paths, and the CLI writing a set
-that the recognition task loads directly."""
+determinism with cached responses, the filter's selection paths, the CLI writing a set
+that the recognition task loads directly, and sources in a foreign schema (--source-columns)."""
 
 import hashlib
 import json
@@ -9,7 +9,7 @@ import datasets
 import pytest
 from conftest import SHARED_DATA
 
-from generators.halueval import SCHEMAS, Settings, generate, sampling_messages
+from generators.halueval import SCHEMAS, Settings, generate, read_source, sampling_messages
 from hallu_metrics.halueval import TASKS
 from hallubench.backends import CallCache, backend_spec, make_client
 from hallubench.cli import main
@@ -99,3 +99,68 @@ def test_cli_set_from_shared_qa_data_is_a_task_dataset(tmp_path):
     items = load("qa", dataset_halueval_qa=str(out))["test"]
     assert items["label"] == ["No", "Yes"] * 3
     assert items[1]["candidate"] == saved[0]["hallucinated_answer"] and items[1]["pattern"] == saved[0]["pattern"]
+
+
+VECTARA = SHARED_DATA / "vectara_leaderboard" / "source_documents.jsonl"
+VECTARA_COLUMNS = "right_summary=deepseek_r1_summary,document=source"
+needs_vectara = pytest.mark.skipif(not VECTARA.is_file(), reason="../shared/data/vectara_leaderboard is not present")
+
+
+def _generate_summaries(out, generator: str, columns: str | None = VECTARA_COLUMNS) -> int:
+    mapping = ["--source-columns", columns] if columns is not None else []
+    return main([
+        "generate", "halueval", "--task", "summarization", "--source", str(VECTARA), *mapping,
+        "--generator", generator, "--n", "3", "--seed", "5", "--out", str(out),
+    ])
+
+
+@needs_vectara
+def test_source_columns_turn_news_documents_into_a_summarization_set(tmp_path):
+    """--source-columns maps the vectara file's source/deepseek_r1_summary onto document/right_summary: the rows
+    carry those columns' text of the chosen lines and the official schema; the same seed and cache rewrite identical
+    rows without a call; halueval_summarization loads the set as right/hallucinated pairs."""
+    documents = [json.loads(line) for line in VECTARA.read_text(encoding="utf-8").splitlines()]
+    with LoopbackChatServer(scripted) as server:
+        generator = f"openai:base_url={server.base_url},model=m"
+        assert _generate_summaries(tmp_path / "a", generator) == 0
+        calls = len(server.requests)
+        assert _generate_summaries(tmp_path / "b", generator) == 0
+        assert len(server.requests) == calls == 3 * 2 + 3
+    rows = datasets.load_from_disk(str(tmp_path / "a"))["test"].to_list()
+    assert rows == datasets.load_from_disk(str(tmp_path / "b"))["test"].to_list() and len(rows) == 3
+    provenance = {"source_index", "pattern", "schema", "selected_by", "rejected_candidate"}
+    for row in rows:
+        assert set(row) == set(TASKS["summarization"].columns) | provenance
+        original = documents[row["source_index"]]
+        assert row["document"] == original["source"] and row["right_summary"] == original["deepseek_r1_summary"]
+        assert row["hallucinated_summary"].startswith("fake-")
+    assert VECTARA_COLUMNS in (tmp_path / "a" / "README.md").read_text()
+    items = load("summarization", dataset_halueval_summarization=str(tmp_path / "a"))["test"]
+    assert items["label"] == ["No", "Yes"] * 3 and items[0]["candidate"] == rows[0]["right_summary"]
+
+
+@needs_vectara
+def test_a_json_array_source_reads_like_json_lines(tmp_path):
+    """A .json file holding one JSON array gives the same mapped records as the same objects in JSON lines."""
+    lines = VECTARA.read_text(encoding="utf-8").splitlines()[:4]
+    array = tmp_path / "docs.json"
+    array.write_text(json.dumps([json.loads(line) for line in lines]), encoding="utf-8")
+    records = read_source("summarization", str(array), VECTARA_COLUMNS)
+    assert records == read_source("summarization", str(VECTARA), VECTARA_COLUMNS)[:4]
+    assert set(records[0]) == {"document", "right_summary"}
+
+
+@needs_vectara
+@pytest.mark.parametrize("columns, message", [
+    (None, "record 1 has no column 'document' for document"),
+    ("right_summary=summary,document=source", "no column 'summary' for right_summary"),
+    ("hallucinated_summary=deepseek_r1_summary", "'hallucinated_summary' is not a summarization source field"),
+    ("right_summary", "'right_summary' is not FIELD=COLUMN"),
+])
+def test_bad_source_columns_give_a_one_line_error(tmp_path, capsys, columns, message):
+    """A missing or unknown column, or a malformed mapping, exits 2 with one error line, before any model call
+    (the generator endpoint is unreachable) and without writing the output folder."""
+    assert _generate_summaries(tmp_path / "o", "openai:base_url=http://127.0.0.1:9/v1,model=m,max_retries=0", columns) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("hallubench: error:") and message in err[0], err
+    assert not (tmp_path / "o").exists()

@@ -187,3 +187,9 @@ def test_brave_checker_needs_the_key(monkeypatch):
     monkeypatch.delenv("BRAVE_API_KEY", raising=False)
     with pytest.raises(HallubenchError, match="BRAVE_API_KEY"):
         BraveChecker("http://127.0.0.1:9")
+
+
+def test_request_subjects_use_english_plurals():
+    """Prompts ask for "bakeries in X" and "economic crises in Y", not "bakerys" / "crisiss"."""
+    assert [ge.plural(t) for t in ("bakery", "economic crisis", "bar", "peace treaty")] == [
+        "bakeries", "economic crises", "bars", "peace treaties"]
