@@ -148,6 +148,11 @@ class Demonstration:
     lists: tuple[str, str]
     combined: str
 
+    def copied_by(self, name: str) -> bool:
+        """True when the name reuses a word (4+ letters) of the example lists instead of inventing."""
+        words = {w for text in (*self.lists, self.combined) for w in fold(text).split() if len(w) >= 4}
+        return not words.isdisjoint(fold(name).split())
+
 
 # The demonstration types are not among the requested ones.
 DEMONSTRATIONS = {
@@ -296,7 +301,13 @@ class Run:
         self.report.proposed[domain] += len(candidates)
         exists = self.checker.existing([(name, r.type) for r, name in candidates])
         for (request, name), found in zip(candidates, exists):
-            reason = "exists" if found else "duplicate" if fold(name) in self.seen else "quota_full" if len(rows) >= self.counts[domain] else None
+            reason = (
+                "exists" if found
+                else "copies_example" if DEMONSTRATIONS[domain].copied_by(name)
+                else "duplicate" if fold(name) in self.seen
+                else "quota_full" if len(rows) >= self.counts[domain]
+                else None
+            )
             if reason:
                 self.report.dropped[(domain, reason)] += 1
                 continue

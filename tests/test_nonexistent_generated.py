@@ -193,3 +193,15 @@ def test_request_subjects_use_english_plurals():
     """Prompts ask for "bakeries in X" and "economic crises in Y", not "bakerys" / "crisiss"."""
     assert [ge.plural(t) for t in ("bakery", "economic crisis", "bar", "peace treaty")] == [
         "bakeries", "economic crises", "bars", "peace treaties"]
+
+
+def test_names_copied_from_the_worked_example_are_dropped():
+    """A name reusing a word of the domain's demonstration ("Tirúa ...", seen from SmolLM2) is not an invention."""
+    assert ge.DEMONSTRATIONS["event"].copied_by("Tirua Stallion Influenza Pandemic")
+    assert not ge.DEMONSTRATIONS["event"].copied_by("Mea Nui Drought")
+    clients = [make_client(backend_spec("openai:base_url=http://127.0.0.1:9,model=m"), None)] * 3
+    run = ge.Run({"product": 2}, clients, OfflineChecker(builtin=False), 0, ge.Report(), rows={"product": []})
+    request = ge.plan_requests("product", 1, 0, 3, 0, None)[0]
+    run.keep("product", [(request, "Kettlecraft Nova"), (request, "Zentravox Qelmora")])
+    assert [r["name"] for r in run.rows["product"]] == ["Zentravox Qelmora"]
+    assert run.report.dropped[("product", "copies_example")] == 1
