@@ -1,0 +1,29 @@
+"""`evaluate` module: HalluLens NonExistentRefusal false acceptance rate from judged outcomes."""
+
+import evaluate
+
+from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, metric_info
+from hallu_metrics.nonexistent_refusal import summarize
+
+_DESCRIPTION = """NonExistentRefusal (HalluLens section 3.3, MixedEntities / GeneratedEntities): false_acceptance_rate
+(believed / N; unjudged samples count in N only), judge_unparseable_rate, binomial stderr, counts, and the
+same rates per domain and per place tier (rows `domain:NAME`, `place_tier:TIER` under per_bin)."""
+
+_INPUTS = """
+Args:
+    outcomes: per sample "believed", "not_believed" or "unjudged" (the judged records' `outcome`).
+    domains: per sample the domain (animal, plant, bacteria, medicine; business, event, product).
+    place_tiers: per sample high / mid / low, or "" / None for none (MixedEntities, products); the
+        per-tier rows appear when at least one sample has a tier.
+Returns: the dict `hallubench score` writes: rates, stderr, counts and per_bin.
+"""
+
+
+class HallulensNonexistentRefusal(evaluate.Metric):
+    def _info(self) -> evaluate.MetricInfo:
+        columns = {"outcomes": "string", "domains": "string", "place_tiers": "string"}
+        return metric_info(_DESCRIPTION, _INPUTS, HALLULENS_CITATION, columns)
+
+    def _compute(self, outcomes, domains, place_tiers):
+        docs = [{"domain": d, **({"place_tier": t} if t else {})} for d, t in zip(domains, place_tiers)]
+        return summarize([{"outcome": o} for o in outcomes], docs)

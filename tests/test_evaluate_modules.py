@@ -1,0 +1,56 @@
+"""The `evaluate` modules load offline from the package and give the same numbers as the plain
+metric functions, on hand-built judged outcomes / replies with hand-computed expectations."""
+
+import evaluate
+import pytest
+
+from hallu_metrics.evaluate_metrics import module_names, module_path
+
+
+def load(name: str):
+    return evaluate.load(module_path(name))
+
+
+def test_precisewikiqa_module_rates_and_bins():
+    """2 of 5 abstained/unjudged aside, hallucination_rate is over the 3 attempts; bins by difficulty."""
+    result = load("hallulens_precisewikiqa").compute(
+        outcomes=["correct", "hallucinated", "hallucinated", "abstained", "unjudged"], difficulties=[0, 0, 1, 1, None]
+    )
+    assert result["n"] == 5
+    assert result["false_refusal_rate"] == pytest.approx(0.2)
+    assert result["hallucination_rate"] == pytest.approx(2 / 3)
+    assert result["correct_rate"] == pytest.approx(0.2) and result["judge_unparseable_rate"] == pytest.approx(0.2)
+    assert list(result["per_bin"]) == ["0", "1", "unbinned"]
+    assert result["per_bin"]["1"]["hallucination_rate"] == 1.0 and result["per_bin"]["unbinned"]["hallucination_rate"] is None
+
+
+def test_nonexistent_refusal_module_per_domain_and_tier():
+    """believed / N per domain; tier rows only when some sample has a tier; unjudged counts in N."""
+    module = load("hallulens_nonexistent_refusal")
+    mixed = module.compute(outcomes=["believed", "not_believed", "unjudged", "believed"],
+                           domains=["animal", "animal", "plant", "plant"], place_tiers=[""] * 4)
+    assert mixed["false_acceptance_rate"] == 0.5 and mixed["judge_unparseable_rate"] == 0.25
+    assert mixed["per_bin"]["domain:plant"]["false_acceptance_rate"] == 0.5
+    assert not any(key.startswith("place_tier:") for key in mixed["per_bin"])
+    generated = module.compute(outcomes=["believed", "not_believed", "believed"], domains=["business", "event", "product"],
+                               place_tiers=["high", "high", None])
+    assert generated["per_bin"]["place_tier:high"]["false_acceptance_rate"] == 0.5
+    assert generated["per_bin"]["place_tier:none"]["n"] == 1
+
+
+def test_halueval_module_reads_messy_replies():
+    """Messy replies go through the documented extraction; a reply with neither word is wrong and invalid."""
+    result = load("halueval_recognition").compute(
+        predictions=["  Yes.", "No, because the answer is right.", "I am not sure.", "#Your Judgement#: No"],
+        references=["Yes", "Yes", "No", "No"],
+    )
+    assert result["n"] == 4
+    assert result["accuracy"] == 0.5 and result["invalid_rate"] == 0.25
+    assert result["accuracy_hallucinated"] == 0.5 and result["accuracy_correct"] == 0.5
+
+
+def test_unknown_module_name_is_refused():
+    """A typo names the known modules instead of failing inside evaluate."""
+    assert module_names() == ["hallulens_nonexistent_refusal", "hallulens_precisewikiqa", "halueval_recognition"]
+    with pytest.raises(ValueError, match="hallulens_precisewikiqa"):
+        module_path("hallulens_precisewikiqa_typo")
