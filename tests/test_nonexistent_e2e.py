@@ -24,7 +24,6 @@ def run(cmd: list[str]) -> subprocess.CompletedProcess:
 
 def test_group_run_with_the_local_model(tmp_path):
     """Both tasks run under lm_eval; the group reports the plain mean of the two false acceptance rates."""
-    pytest.importorskip("taxoniq")
     hb = [str(BIN / "hallubench")]
     mixed, generated = tmp_path / "mixed", tmp_path / "generated"
     proc = run([*hb, "generate", "mixedentities", "--n-per-domain", "1", "--seed", "0", "--out", str(mixed)])

@@ -143,8 +143,7 @@ def test_cli_output_is_identical_under_different_hash_seeds(tmp_path, itis_db, k
 def test_ncbi_knows_real_species_and_mixed_names_are_new():
     """Hand-picked real species exist in the offline NCBI taxonomy; generated names do not, keep the
     epithet, and take a sibling genus of the source species."""
-    pytest.importorskip("taxoniq")
-    from generators.nonexistent.taxonomy import NcbiTaxonomy
+    from generators.nonexistent.taxonomy import NcbiTaxonomy  # taxoniq is part of the set-up: no skip
 
     tax = NcbiTaxonomy()
     for real in ("Panthera leo", "Homo sapiens", "Quercus robur", "Escherichia coli", "Arabidopsis thaliana", "Neofelis nebulosa"):
@@ -161,7 +160,6 @@ def test_ncbi_knows_real_species_and_mixed_names_are_new():
 
 def test_drug_dictionary_knows_real_drugs_and_mixed_names_are_new():
     """Hand-picked real drugs (any case) exist in the offline dictionary; generated medicines do not."""
-    pytest.importorskip("drug_named_entity_recognition")
     from generators.nonexistent.medicines import load_drug_ner
 
     names = load_drug_ner()
