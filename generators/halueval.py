@@ -6,6 +6,7 @@ For each chosen source example (knowledge/question/right answer, dialogue, or do
    (the instruction taught over several turns, each acknowledged, then the test input);
 2. filtering: a judge, whose demonstrations contrast the right text with a hallucinated one, is
    shown the two candidates (in seeded order) and picks the more plausible one.
+Sources in another schema are read through a field-to-column mapping (``--source-columns``).
 Rows use the official file schema plus provenance columns.
 """
 
@@ -162,13 +163,13 @@ def read_source(task: str, source: str, columns: str | None) -> list[dict[str, s
     mapping = parse_source_columns(columns, spec)
     path = official_file(task, None if source == "official" else source)
     records = read_json_records(path)
-    for line, record in enumerate(records, 1):
-        missing = next(((f, c) for f, c in mapping.items() if record.get(c) is None), None)
-        if missing:
-            raise HallubenchError(
-                f"{path}: record {line} has no column {missing[1]!r} for {missing[0]} (it has: {', '.join(record)}); "
-                "map the fields with --source-columns FIELD=COLUMN,..."
-            )
+    for number, record in enumerate(records, 1):
+        for field, column in mapping.items():
+            if record.get(column) is None:
+                raise HallubenchError(
+                    f"{path}: record {number} has no column {column!r} for {field} (it has: {', '.join(record)}); "
+                    "map the fields with --source-columns FIELD=COLUMN,..."
+                )
     return [{field: str(record[column]) for field, column in mapping.items()} for record in records]
 
 

@@ -30,13 +30,19 @@ def test_general_keeps_the_human_label_distribution():
 
 
 def test_local_path_resolution_and_errors(tmp_path):
-    """A file path is used as is; a folder must hold exactly one <task>_data*.json; otherwise a one-line error."""
+    """A file path is used as is; a folder must hold exactly one <task>_data*.json; a missing path, a record
+    without the task's columns or a file that is not JSON is a one-line error."""
     assert official_file("qa", str(HALUEVAL / "qa_data_first1000.json")).endswith("qa_data_first1000.json")
     with pytest.raises(HallubenchError, match="dialogue_data"):
         load("dialogue", halueval_data=str(HALUEVAL))
+    with pytest.raises(HallubenchError, match="no such file or folder"):
+        load("qa", halueval_data=str(tmp_path / "nowhere"))
     bad = tmp_path / "qa_data.json"
     bad.write_text('{"question": "q"}\n')
     with pytest.raises(HallubenchError, match="lacks"):
+        load("qa", halueval_data=str(tmp_path))
+    bad.write_text("question,answer\n")
+    with pytest.raises(HallubenchError, match="neither JSON lines nor a JSON array"):
         load("qa", halueval_data=str(tmp_path))
 
 

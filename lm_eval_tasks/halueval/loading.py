@@ -45,18 +45,34 @@ def official_file(task: str, location: str | None) -> str:
     path = Path(location).expanduser()
     if path.is_file():
         return str(path)
+    if not path.is_dir():
+        raise HallubenchError(f"{location}: no such file or folder")
     candidates = [path / f"{task}_data.json"] if (path / f"{task}_data.json").is_file() else sorted(path.glob(f"{task}_data*.json"))
     if len(candidates) != 1:
         found = ", ".join(p.name for p in candidates) or "none"
-        raise HallubenchError(f"halueval_data {location!r}: need one {task}_data*.json for the {task} task (found: {found})")
+        raise HallubenchError(f"{location}: need one {task}_data*.json in this folder for the {task} task (found: {found})")
     return str(candidates[0])
+
+
+def read_json_records(path: str) -> list[dict[str, Any]]:
+    """The objects of a JSON-lines file (HaluEval's ``.json`` files are JSON lines) or of a JSON array."""
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        if text.lstrip().startswith("["):
+            records = json.loads(text)
+        else:
+            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError as exc:
+        raise HallubenchError(f"{path}: neither JSON lines nor a JSON array ({exc})") from exc
+    if not all(isinstance(r, dict) for r in records):
+        raise HallubenchError(f"{path}: every record must be a JSON object")
+    return records
 
 
 def read_records(task: str, location: str | None) -> list[dict[str, Any]]:
     """The records of an official-format JSON-lines file, checked for the task's columns."""
     path = official_file(task, location)
-    with open(path, encoding="utf-8") as handle:
-        records = [json.loads(line) for line in handle if line.strip()]
+    records = read_json_records(path)
     required = TASKS[task].columns
     bad = next((i for i, r in enumerate(records) if any(c not in r for c in required)), None)
     if bad is not None:
