@@ -1,7 +1,7 @@
 """HaluEval on the embedded SmolLM2 model (CPU, slow): the real lm_eval CLI runs halueval_qa and
-halueval_general on the shared official-format files, and sets that SmolLM2 itself generated
-(summarization from news documents through --source-columns, QA from the official file) load into
-halueval_summarization and halueval_qa."""
+halueval_general on the shared official-format files, and the generator runs with SmolLM2: a
+summarization set from news documents (--source-columns) that lm_eval scores, and a QA set from
+the official file that halueval_qa loads."""
 
 import json
 import os
@@ -15,6 +15,7 @@ from conftest import SHARED_DATA
 
 from hallubench.backends.hf_local import embedded_model_args
 from lm_eval_tasks import TASKS_DIR
+from lm_eval_tasks.halueval.loading import load
 
 pytestmark = [
     pytest.mark.slow,
@@ -46,33 +47,45 @@ def test_lm_eval_runs_halueval_on_the_local_model(tmp_path):
     assert 0.0 <= results["halueval_general"]["accuracy,none"] <= 1.0
 
 
+def _generate(task: str, out: Path, *source: str) -> datasets.Dataset:
+    """`hallubench generate halueval` with SmolLM2 as generator and filter judge: 2 records, 32 new tokens per candidate."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "hallubench.cli", "generate", "halueval", "--task", task, "--source", *source,
+         "--generator", "smollm2", "--n", "2", "--seed", "0", "--max-tokens", "32", "--out", str(out),
+         "--cache", str(out.parent / "calls.sqlite")],
+        capture_output=True, text=True, env=ENV, timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return datasets.load_from_disk(str(out))["test"]
+
+
 @pytest.mark.skipif(not VECTARA.is_file(), reason="../shared/data/vectara_leaderboard is not present")
-def test_sets_generated_by_the_local_model_run_in_lm_eval(tmp_path):
-    """`hallubench generate halueval --generator smollm2` writes 2 summarization records from vectara news documents
-    (mapped with --source-columns; the 4 shortest with 400+ characters, to bound CPU time) and 2 QA records from the
-    official QA file; lm_eval then scores both sets with SmolLM2: 4 items per task, with accuracy and invalid_rate."""
+def test_summarization_set_from_news_documents_runs_in_lm_eval(tmp_path):
+    """SmolLM2 writes a 2-record summarization set from vectara news documents mapped with --source-columns (the 4
+    shortest of 400+ characters, to bound CPU time); lm_eval's halueval_summarization then scores it with SmolLM2:
+    4 items, with accuracy and invalid_rate."""
     documents = [json.loads(line) for line in VECTARA.read_text(encoding="utf-8").splitlines()]
     documents = sorted((d for d in documents if len(d["source"]) >= 400), key=lambda d: len(d["source"]))[:4]
     news = tmp_path / "news.jsonl"
     news.write_text("".join(json.dumps(d) + "\n" for d in documents), encoding="utf-8")
-    sources = {
-        "summarization": [str(news), "--source-columns", "right_summary=deepseek_r1_summary,document=source"],
-        "qa": [str(SHARED_DATA / "halueval" / "qa_data_first1000.json")],
-    }
-    for task, source in sources.items():
-        proc = subprocess.run(
-            [sys.executable, "-m", "hallubench.cli", "generate", "halueval", "--task", task, "--source", *source,
-             "--generator", "smollm2", "--n", "2", "--seed", "0", "--max-tokens", "32", "--out", str(tmp_path / task),
-             "--cache", str(tmp_path / "calls.sqlite")],
-            capture_output=True, text=True, env=ENV, timeout=900,
-        )
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        assert datasets.load_from_disk(str(tmp_path / task))["test"].num_rows == 2
-    summaries = datasets.load_from_disk(str(tmp_path / "summarization"))["test"]
-    assert set(summaries["right_summary"]) <= {d["deepseek_r1_summary"] for d in documents}
-    results = _lm_eval(tmp_path / "eval", "halueval_summarization,halueval_qa",
-                       {f"dataset_halueval_{task}": str(tmp_path / task) for task in sources})
-    for task in sources:
-        assert results["n-samples"][f"halueval_{task}"]["effective"] == 4
-        for metric in ("accuracy", "invalid_rate"):
-            assert 0.0 <= results["results"][f"halueval_{task}"][f"{metric},none"] <= 1.0
+    rows = _generate("summarization", tmp_path / "set", str(news), "--source-columns", "right_summary=deepseek_r1_summary,document=source")
+    assert rows.num_rows == 2
+    for row in rows:
+        original = documents[row["source_index"]]
+        assert row["document"] == original["source"] and row["right_summary"] == original["deepseek_r1_summary"]
+    results = _lm_eval(tmp_path / "eval", "halueval_summarization", {"dataset_halueval_summarization": str(tmp_path / "set")})
+    assert results["n-samples"]["halueval_summarization"]["effective"] == 4
+    for metric in ("accuracy", "invalid_rate"):
+        assert 0.0 <= results["results"]["halueval_summarization"][f"{metric},none"] <= 1.0
+
+
+def test_qa_set_generated_by_the_local_model_is_a_task_dataset(tmp_path):
+    """SmolLM2 writes a 2-record QA set from the official QA file (right answers kept, hallucinated ones new);
+    the halueval_qa hook loads it through dataset_halueval_qa as 4 judged items."""
+    source = SHARED_DATA / "halueval" / "qa_data_first1000.json"
+    official = source.read_text(encoding="utf-8").splitlines()
+    rows = _generate("qa", tmp_path / "set", str(source))
+    assert rows.num_rows == 2 and all(row["hallucinated_answer"] for row in rows)
+    assert all(row["right_answer"] == json.loads(official[row["source_index"]])["right_answer"] for row in rows)
+    items = load("qa", dataset_halueval_qa=str(tmp_path / "set"))["test"]
+    assert items["label"] == ["No", "Yes"] * 2
