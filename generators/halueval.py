@@ -257,7 +257,7 @@ def generate(records: list[dict], generator: ModelClient, judge: ModelClient, se
     return rows
 
 
-def card_for(rows: list[dict], settings: Settings, source: str, generator: str, judge: str) -> CardInfo:
+def card_for(rows: list[dict], settings: Settings, source: str, generator: str, judge: str, license: str = "mit") -> CardInfo:
     """Provenance, parameters and the pattern / schema / selection counts."""
     counts = "\n".join(
         f"- {column}: " + ", ".join(f"{k} {v}" for k, v in sorted(Counter(r[column] for r in rows).items()))
@@ -265,7 +265,7 @@ def card_for(rows: list[dict], settings: Settings, source: str, generator: str, 
     )
     return CardInfo(
         pretty_name=f"HaluEval {settings.task} (hallubench sampling-then-filtering set)",
-        license="mit",
+        license=license,
         task_categories=["text-classification"],
         summary=(
             f"Hallucinated {TASKS[settings.task].unit}s made by HaluEval's sampling-then-filtering procedure (Li et al., "
@@ -301,6 +301,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--n", type=int, required=True, help="source examples to use (one output row each, at most)")
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--max-tokens", type=int, default=256)
+    parser.add_argument("--license", default="mit", help="license id for the card: mit (HaluEval's data) by default; "
+                        "set the source's own for foreign sources, e.g. apache-2.0 for the Vectara documents")
 
 
 def run(args, client: ModelClient) -> tuple[list[dict], CardInfo]:
@@ -315,4 +317,4 @@ def run(args, client: ModelClient) -> tuple[list[dict], CardInfo]:
         if judge is not client:
             judge.report()
     source = args.source + (f" (columns: {args.source_columns})" if args.source_columns else "")
-    return rows, card_for(rows, settings, source, client.public_spec, judge.public_spec)
+    return rows, card_for(rows, settings, source, client.public_spec, judge.public_spec, args.license)

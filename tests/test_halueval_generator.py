@@ -107,7 +107,7 @@ needs_vectara = pytest.mark.skipif(not VECTARA.is_file(), reason="../shared/data
 
 
 def _generate_summaries(out, generator: str, columns: str | None = VECTARA_COLUMNS) -> int:
-    mapping = ["--source-columns", columns] if columns is not None else []
+    mapping = ["--source-columns", columns, "--license", "apache-2.0"] if columns is not None else []
     return main([
         "generate", "halueval", "--task", "summarization", "--source", str(VECTARA), *mapping,
         "--generator", generator, "--n", "3", "--seed", "5", "--out", str(out),
@@ -118,7 +118,7 @@ def _generate_summaries(out, generator: str, columns: str | None = VECTARA_COLUM
 def test_source_columns_turn_news_documents_into_a_summarization_set(tmp_path):
     """--source-columns maps the vectara file's source/deepseek_r1_summary onto document/right_summary: the rows
     carry those columns' text of the chosen lines and the official schema; the same seed and cache rewrite identical
-    rows without a call; halueval_summarization loads the set as right/hallucinated pairs."""
+    rows without a call; the card carries the given license; halueval_summarization loads the set as right/hallucinated pairs."""
     documents = [json.loads(line) for line in VECTARA.read_text(encoding="utf-8").splitlines()]
     with LoopbackChatServer(scripted) as server:
         generator = f"openai:base_url={server.base_url},model=m"
@@ -134,7 +134,8 @@ def test_source_columns_turn_news_documents_into_a_summarization_set(tmp_path):
         original = documents[row["source_index"]]
         assert row["document"] == original["source"] and row["right_summary"] == original["deepseek_r1_summary"]
         assert row["hallucinated_summary"].startswith("fake-")
-    assert VECTARA_COLUMNS in (tmp_path / "a" / "README.md").read_text()
+    card = (tmp_path / "a" / "README.md").read_text()
+    assert VECTARA_COLUMNS in card and "license: apache-2.0" in card
     items = load("summarization", dataset_halueval_summarization=str(tmp_path / "a"))["test"]
     assert items["label"] == ["No", "Yes"] * 3 and items[0]["candidate"] == rows[0]["right_summary"]
 
