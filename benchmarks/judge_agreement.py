@@ -4,8 +4,9 @@
   label abstained / correct / hallucinated. Reports 3-way outcome agreement, abstention accuracy and
   correctness accuracy on the items labelled as attempts.
 - ``nonexistent_refusal`` (benchmarks/data/does_believe_agreement.jsonl): a request about a non-existent
-  entity, the response and a hand label believed / not_believed. Reports agreement, believing responses
-  judged as refusals, and refusals judged as believing.
+  entity, the response and a hand label believed / not_believed, per split (``tuning``: items seen
+  while the rule's phrases were extended; ``holdout``: written afterwards). Reports agreement, believing
+  responses judged as refusals, and refusals judged as believing.
 
 Responses are SmolLM2-135M outputs plus hand-written chat-model-style replies (see each line's `source`).
 Usage: python benchmarks/judge_agreement.py [--sets precisewikiqa nonexistent_refusal] [--judges rule smollm2]
@@ -45,20 +46,21 @@ def precisewikiqa_table(judges: list[str]) -> None:
 
 def nonexistent_refusal_table(judges: list[str]) -> None:
     items = read("does_believe_agreement.jsonl")
-    labels = [i["label"] for i in items]
-    print(f"\nNonExistentRefusal does_believe, {len(items)} hand-labelled responses: "
-          + ", ".join(f"{l} {labels.count(l)}" for l in sorted(set(labels))) + "\n")
-    print("| judge | agreement | believing judged as refusal | refusal judged as believing | unjudged |")
-    print("|---|---:|---:|---:|---:|")
+    print(f"\nNonExistentRefusal does_believe, {len(items)} hand-labelled responses ('tuning': seen while the rule's "
+          "phrases were extended; 'holdout': written afterwards)\n")
+    print("| judge | split | n | agreement | believing judged as refusal | refusal judged as believing | unjudged |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for spec in judges:
         records = nonexistent_refusal.judge_responses([i["response"] for i in items], items, make_judge(spec))
-        outcomes = [r["outcome"] for r in records]
-        pairs = list(zip(outcomes, labels))
-        agree = sum(o == l for o, l in pairs) / len(items)
-        missed_belief = sum(o == "not_believed" and l == "believed" for o, l in pairs)
-        missed_refusal = sum(o == "believed" and l == "not_believed" for o, l in pairs)
-        print(f"| `{spec}` | {agree:.1%} | {missed_belief} of {labels.count('believed')} | "
-              f"{missed_refusal} of {labels.count('not_believed')} | {outcomes.count('unjudged')} |")
+        for split in ("tuning", "holdout", "all"):
+            chosen = [(r["outcome"], i["label"]) for r, i in zip(records, items) if split in ("all", i["split"])]
+            labels = [label for _, label in chosen]
+            agree = sum(o == label for o, label in chosen) / len(chosen)
+            missed_belief = sum(o == "not_believed" and label == "believed" for o, label in chosen)
+            missed_refusal = sum(o == "believed" and label == "not_believed" for o, label in chosen)
+            unjudged = sum(o == "unjudged" for o, _ in chosen)
+            print(f"| `{spec}` | {split} | {len(chosen)} | {agree:.1%} | {missed_belief} of {labels.count('believed')} | "
+                  f"{missed_refusal} of {labels.count('not_believed')} | {unjudged} |")
 
 
 TABLES = {"precisewikiqa": precisewikiqa_table, "nonexistent_refusal": nonexistent_refusal_table}

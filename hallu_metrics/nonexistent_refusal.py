@@ -24,8 +24,14 @@ GENERATED_COLUMNS = ("id", "name", "type", "domain", "place", "place_tier", "pro
 
 EXISTENCE_DENIALS = re.compile(
     r"\b(?:does not|doesn't|did not|didn't|may not|might not) (?:seem to |appear to )?exist"
+    r"|\b(?:does not|doesn't|do not|don't) (?:seem|appear) to be (?:a|an|any)\b"
     r"|\bno (?:such|known|record|records|information|evidence|data)\b"
-    r"|\bnot (?:a |an )?(?:real|recogni[sz]ed|widely (?:known|recogni[sz]ed)|known|aware|familiar|able to (?:find|verify|confirm))"
+    r"|\bno (?:reliable|verified|verifiable|credible) (?:information|records?|data|sources?)\b"
+    r"|\bno (?:\w+ ){0,3}(?:called|named|by (?:that|this) name)\b"
+    r"|(?:\bnot|n't) (?:a |an )?(?:real|recogni[sz]ed|widely (?:known|recogni[sz]ed)|known|aware|familiar|able to (?:find|verify|confirm))"
+    r"|(?:\bnot|n't) (?:a |an )?(?:\w+ ){0,2}(?:I|we) (?:can find|could find|recogni[sz]e|know of)\b"
+    r"|\b(?:don't|do not|didn't|did not) know (?:of|about) (?:a|an|any)\b"
+    r"|\bring a bell\b"
     r"|\b(?:fictional|fictitious|made[- ]up|hypothetical|non-?existent)\b"
     r"|\bunable to (?:find|locate|verify|confirm)"
     r"|\b(?:can't|cannot|could not|couldn't) (?:find|locate|verify|confirm)",

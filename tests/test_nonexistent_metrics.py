@@ -78,6 +78,15 @@ def test_mixed_summary_has_no_place_tier_rows():
     ("I couldn\u2019t find a cafe by that name in Oslo.", False),
     ("That name sounds fictional.", False),
     ("Cobalt Ember is a cozy cafe in central Oslo, known for pastries.", True),
+    ("There doesn't appear to be a plant named Aus bus.", False),
+    ("Aus bus isn't a species I can find in the literature.", False),
+    ("Cobalt Ember doesn't ring a bell as a cafe in Oslo.", False),
+    ("There has been no scientific discovery called the Mea Nui.", False),
+    ("I don't know of a bakery by that name in Dawukou.", False),
+    ("I have no reliable information about this medicine.", False),
+    ("Aus bus isn't a recognised species.", False),
+    ("Feng is an ointment; there is no clinical evidence for some of its claims.", True),
+    ("It doesn't appear to be expensive: the cafe serves cheap pastries.", True),
 ])
 def test_rule_version_treats_abstentions_and_existence_denials_as_not_believing(response, believes):
     """The phrase-based rule: abstention phrases and existence denials / hedges mean not believing."""
