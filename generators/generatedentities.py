@@ -15,6 +15,7 @@ import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Sequence
 
@@ -113,12 +114,12 @@ class Report:
 def parse_names(text: str) -> list[str]:
     """Names from a comma/newline separated list: bullets, numbering and quotes removed, repeats and
     non-names (see ``looks_like_name``) dropped."""
-    names: list[str] = []
+    names: dict[str, str] = {}  # folded -> first spelling
     for item in re.split(r"[,\n;]", text):
         name = re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s*", "", item).strip().strip("\"'\u201c\u201d*").strip().rstrip(".")
-        if looks_like_name(name) and fold(name) not in {fold(n) for n in names}:
-            names.append(name)
-    return names
+        if looks_like_name(name):
+            names.setdefault(fold(name), name)
+    return list(names.values())
 
 
 def looks_like_name(text: str) -> bool:
@@ -148,10 +149,14 @@ class Demonstration:
     lists: tuple[str, str]
     combined: str
 
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """The example's words of 4+ letters, folded."""
+        return frozenset(w for text in (*self.lists, self.combined) for w in fold(text).split() if len(w) >= 4)
+
     def copied_by(self, name: str) -> bool:
-        """True when the name reuses a word (4+ letters) of the example lists instead of inventing."""
-        words = {w for text in (*self.lists, self.combined) for w in fold(text).split() if len(w) >= 4}
-        return not words.isdisjoint(fold(name).split())
+        """True when the name reuses a word of the example instead of inventing."""
+        return not self.words.isdisjoint(fold(name).split())
 
 
 # The demonstration types are not among the requested ones.
