@@ -94,7 +94,8 @@ class OpenAIChatBackend:
             raise TransientError(f"response from {url} has no text content")
         return content
 
-    def _post(self, request: ChatRequest) -> Completion:
+    def complete_one(self, request: ChatRequest) -> Completion:
+        """One request with retries; a failure becomes a ``Completion`` with ``error`` set."""
         retrying = Retrying(
             retry=retry_if_exception_type(TransientError),
             stop=stop_after_attempt(self.max_retries + 1),
@@ -111,7 +112,7 @@ class OpenAIChatBackend:
     def complete_many(self, requests: Sequence[ChatRequest], on_result) -> None:
         pool = ThreadPoolExecutor(max_workers=self.concurrency)
         try:
-            futures = {pool.submit(self._post, r): i for i, r in enumerate(requests)}
+            futures = {pool.submit(self.complete_one, r): i for i, r in enumerate(requests)}
             for future in as_completed(futures):
                 on_result(futures[future], future.result())
         finally:  # on Ctrl-C / kill: drop queued calls instead of waiting for them
