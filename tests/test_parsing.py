@@ -22,6 +22,7 @@ LABELS = ("CORRECT", "INCORRECT", "UNVERIFIABLE")
     ],
 )
 def test_parse_json_bool(text, expected):
+    """Boolean verdicts are read through fences, quotes and case; conflicting or absent ones are None."""
     assert parse_json_bool(text, "is_abstaining") is expected
 
 
@@ -38,4 +39,30 @@ def test_parse_json_bool(text, expected):
     ],
 )
 def test_parse_label(text, expected):
+    """A single label is read from JSON or prose; several different labels are unreadable."""
+    assert parse_label(text, LABELS) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"verdict": "CORRECT"}', "CORRECT"),
+        ("CORRECT", "CORRECT"),
+        ("The answer is INCORRECT.", "INCORRECT"),
+        ("Not at all vague. Verdict: CORRECT", "CORRECT"),  # a negation in an earlier sentence does not count
+        ('{"verdict": "CORRECT"} The answer is not INCORRECT.', "CORRECT"),  # JSON verdict wins over prose
+        ("The chatbot answer is not correct.", None),
+        ("Not CORRECT", None),
+        ("The answer isn\u2019t CORRECT.", None),
+        ("This is never CORRECT for a date question.", None),
+        ("I would not call it correct", None),
+        ("No, CORRECT is the wrong label here", None),
+        ('{"verdict": "not CORRECT"}', None),
+        ('{"verdict": "CORRECT"} wait, {"verdict": "INCORRECT"}', None),  # conflicting JSON verdicts
+        ("CORRECT or UNVERIFIABLE, hard to say.", None),
+    ],
+)
+def test_parse_label_refuses_negated_or_conflicting_labels(text, expected):
+    """A label under negation ("not CORRECT") or several labels never yield a label: the reply is
+    unreadable (None) rather than misread as the label it negates."""
     assert parse_label(text, LABELS) == expected

@@ -45,14 +45,37 @@ def parse_json_bool(text: str, key: str) -> bool | None:
     return values.pop() if len(values) == 1 else None
 
 
+_NEGATION_WINDOW = 4  # words before a label, within its sentence, that may negate it
+_NEGATORS = frozenset({"not", "no", "never", "cannot"})
+_SENTENCE_END = re.compile(r"[.;:!?\n]")
+
+
+def _negated(prefix: str) -> bool:
+    """True when one of the last few words of ``prefix`` (same sentence) is a negation: "not", "no",
+    "never", "cannot" or a word ending in "n't" ("isn't CORRECT", "not entirely CORRECT")."""
+    sentence = _SENTENCE_END.split(prefix.replace("\u2019", "'"))[-1]
+    words = re.findall(r"[\w']+", sentence.lower())[-_NEGATION_WINDOW:]
+    return any(word in _NEGATORS or word.endswith("n't") for word in words)
+
+
 def parse_label(text: str, labels: tuple[str, ...], key: str = "verdict") -> str | None:
-    """Read one of ``labels`` from ``{"verdict": LABEL}`` or, failing that, from the text when
-    exactly one distinct label occurs in it as a whole word (any case)."""
+    """Read one of ``labels`` from ``{"verdict": LABEL}`` or, failing that, from the text when exactly
+    one distinct label occurs in it as a whole word (any case) and no occurrence is negated.
+
+    Conflicting JSON verdicts, several different labels in the text, or a label under negation
+    ("The answer is not CORRECT.") make the reply unreadable (None), never a guessed label.
+    """
     canon = {label.lower(): label for label in labels}
-    for obj in _json_objects(text):
-        value = obj.get(key)
-        if isinstance(value, str) and value.strip().lower() in canon:
-            return canon[value.strip().lower()]
+    values = {
+        canon[value.strip().lower()]
+        for obj in _json_objects(text)
+        if isinstance(value := obj.get(key), str) and value.strip().lower() in canon
+    }
+    if values:
+        return values.pop() if len(values) == 1 else None
     words = "|".join(re.escape(label) for label in labels)
-    found = {m.group(0).lower() for m in re.finditer(rf"(?<![\w-])(?:{words})(?![\w-])", text, re.IGNORECASE)}
-    return canon[found.pop()] if len(found) == 1 else None
+    matches = list(re.finditer(rf"(?<![\w-])(?:{words})(?![\w-])", text, re.IGNORECASE))
+    found = {m.group(0).lower() for m in matches}
+    if len(found) != 1 or any(_negated(text[: m.start()]) for m in matches):
+        return None
+    return canon[found.pop()]
