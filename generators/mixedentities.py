@@ -1,6 +1,6 @@
 """MixedEntities test-set generator (HalluLens 3.3): non-existent species made by swapping in a
-sibling genus (keeping the epithet), and non-existent medicines made from per-position word
-pools of real medicine names. Every candidate that exists in its source is rejected. No LLM."""
+sibling genus (keeping the epithet), and non-existent medicines made from word pools per
+(name length, position) of real medicine names. Every candidate that exists in its source is rejected. No LLM."""
 
 from __future__ import annotations
 
@@ -60,10 +60,13 @@ def mix_species(taxonomy: Taxonomy, domain: str, rng: random.Random) -> tuple[st
 
 
 def mix_medicine(medicines: MedicineNames, rng: random.Random) -> tuple[str, str] | str:
-    """One attempt: fill each word position of a random real name from that position's pool."""
+    """One attempt: fill each word position of a random real name from the pool of that (length,
+    position); reject real names, words of real names and brand stems (any case)."""
     shape = rng.choice(medicines.shapes)
-    name = " ".join(rng.choice(medicines.pools[i]) for i in range(len(shape)))
-    return "exists" if medicines.exists(name) else (name, " ".join(shape))
+    name = " ".join(rng.choice(medicines.pools[(len(shape), i)]) for i in range(len(shape)))
+    if medicines.exists(name):
+        return "exists"
+    return "real_word_or_stem" if medicines.is_reserved(name) else (name, " ".join(shape))
 
 
 def generate_domain(
@@ -167,8 +170,9 @@ def card_for(domains: list[str], seed: int, report: Report, sources: list[str]) 
                 "Sources: " + "; ".join(sources) + ".\n\n"
                 "Species: a random two-word species of the domain's kingdom; its genus is replaced by a sibling genus "
                 "(same parent taxon, with children, no hybrids) and the epithet kept. Medicines: a random real name's "
-                "word count (<= 3) is filled position by position from words seen at that position in real names. "
-                "A candidate that exists in the source (any case) or repeats an earlier one is rejected."
+                "word count (<= 3) is filled position by position from words seen at that position in real names "
+                "of that length. A candidate that exists in the source (any case), is a word of a real name or a "
+                "brand stem (a real name's first words), or repeats an earlier one is rejected."
             ),
             "Counts": f"Requested per domain: {report.requested}.\n\n| domain | kept | draws | rejected |\n|---|---|---|---|\n{counts}",
             "Columns": "id, name, domain, type, prompt, template_id (0-9), source_name (the real name it was built from).",

@@ -102,9 +102,55 @@ def test_kaggle_cleaning_and_medicine_existence(kaggle_csv):
     names = load_kaggle(kaggle_csv)
     assert names.exists("augmentin duo tablet") and names.exists("AUGMENTIN 625 DUO TABLET")
     assert names.exists("Crocin (Paracetamol) Advance") and names.exists("Dolo, Plus")
-    assert "Augmentin" in names.pools[0] and "Tablet" in names.pools[2] and "Flu" not in names.pools[1]
     rows, _ = generate(["medicine"], 5, 3, lambda: None, lambda: names)
     assert len(rows) == 5 and not any(names.exists(r["name"]) for r in rows)
+
+
+def test_medicine_pools_are_kept_per_name_length_and_position(kaggle_csv):
+    """As in the reference, a word fills only the position it had in real names of the same length:
+    "Augmentin" starts three-word names only, "Tablet" ends two- and three-word names, and the one-word
+    pool holds only one-word names."""
+    names = load_kaggle(kaggle_csv)
+    assert names.pools[(3, 0)] == ("Ascoril", "Augmentin") and names.pools[(3, 2)] == ("Syrup", "Tablet")
+    assert names.pools[(2, 0)] == ("Allegra", "Avil", "Azithral", "Crocin")
+    assert names.pools[(2, 1)] == ("Advance", "Injection", "Tablet") and names.pools[(1, 0)] == ("Benadryl",)
+    rows, _ = generate(["medicine"], 14, 3, lambda: None, lambda: names)
+    for row in rows:
+        words = row["name"].split()
+        assert all(w in names.pools[(len(words), i)] for i, w in enumerate(words)), row
+        assert len(words) == len(row["source_name"].split()) > 1
+
+
+STEM_NAMES = ["Calcium Sandoz Forte", "Vitamin C", "Crocin Advance", "Zincovit Tablet", "Aspirin", "Dolo Plus", "Ultra D3"]
+
+
+def test_words_and_brand_stems_of_real_names_are_rejected_in_any_case():
+    """A candidate equal to a word of a real name ("Calcium", "VITAMIN", "crocin") or to a brand stem (the first
+    words of a real name, "Calcium Sandoz") counts as real; every possible new name is made, none of them reserved."""
+    names = MedicineNames.from_names(STEM_NAMES, "stems")
+    for reserved in ("Calcium", "VITAMIN", "crocin", "zincovit", "calcium SANDOZ", "Ultra"):
+        assert names.is_reserved(reserved), reserved
+    assert not names.is_reserved("Calcium Plus") and not names.exists("Calcium Plus")
+    rows, report = generate(["medicine"], 50, 1, lambda: None, lambda: names, allow_shortfall=True)
+    made = {r["name"] for r in rows}
+    two_word = {f"{a} {b}" for a in ("Vitamin", "Crocin", "Zincovit", "Dolo") for b in ("C", "Advance", "Tablet", "Plus")}
+    assert made == two_word - {"Vitamin C", "Crocin Advance", "Zincovit Tablet", "Dolo Plus"}
+    assert not any(names.is_reserved(n) for n in made) and report.rejected[("medicine", "exists")] > 0
+
+
+def test_offline_dictionary_feeds_only_medicine_names_into_the_pools():
+    """drug-named-entity-recognition also lists MeSH proteins and drug classes: they stay known (never produced)
+    but are never sources; DrugBank / MedlinePlus drugs are."""
+    from generators.nonexistent.medicines import is_medicine_entry, load_drug_ner
+
+    names = load_drug_ner()
+    shapes = {" ".join(s).lower() for s in names.shapes}
+    for protein in ("Arac Transcriptional Regulator", "Smrt Co-repressor", "Scatter Factor", "Antimalarials"):
+        assert names.exists(protein) and protein.lower() not in shapes, protein
+    assert {"aspirin", "ibuprofen", "metformin"} <= shapes
+    assert not any(w in ("Regulator", "Factor", "Receptor", "Protein", "Kinase") for s in names.shapes for w in s)
+    assert is_medicine_entry("zolvex", [{"drugbank_id": "DB1"}]) and not is_medicine_entry("zolvex", [{"mesh_id": "D1"}])
+    assert not is_medicine_entry("mast cell growth factor", [{"drugbank_id": "DB2"}])
 
 
 def test_medicine_pools_made_only_of_real_names_give_a_shortfall():
@@ -166,4 +212,5 @@ def test_drug_dictionary_knows_real_drugs_and_mixed_names_are_new():
     for real in ("Aspirin", "ibuprofen", "PARACETAMOL", "Lipitor", "amoxicillin", "Metformin"):
         assert names.exists(real), real
     rows, _ = generate(["medicine"], 10, 2, lambda: None, lambda: names)
-    assert len({r["name"].lower() for r in rows}) == 10 and not any(names.exists(r["name"]) for r in rows)
+    assert len({r["name"].lower() for r in rows}) == 10
+    assert not any(names.exists(r["name"]) or names.is_reserved(r["name"]) for r in rows)
