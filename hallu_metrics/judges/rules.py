@@ -1,5 +1,6 @@
-"""Rule-based judging: published phrase-based abstention detection and normalised gold-answer
-matching. Deterministic, offline, instant; the embedded default judge."""
+"""Rule-based judging: phrase-based abstention and non-belief detection (WildHallucinations'
+published list and the per-benchmark rules built on it) and normalised gold-answer matching.
+Deterministic, offline, instant; the embedded default judge."""
 
 from __future__ import annotations
 
@@ -12,26 +13,139 @@ from hallubench.errors import HallubenchError
 from hallu_metrics.judges.base import Check, Verdict
 
 # Abstention phrases of WildHallucinations (Zhao et al., 2024, Appendix B), which extends
-# FActScore's list: a response containing any of them (case-sensitive) abstains.
+# FActScore's list: a response containing any of them (case-sensitive) abstains. The list is
+# kept whole in ABSTENTION_PHRASES; it is grouped here because the other benchmarks' rules
+# below use the groups differently.
+APOLOGY_PHRASES = ("I apologize", "I'm sorry", "I am sorry")
+PREMISE_CORRECTION_PHRASES = ("There seems to be a mistake in the question",)
+KNOWLEDGE_LACK_PHRASES = (
+    "I'm unable", "couldn't find any information", "don't have any information", "couldn't find much information",
+    "I could not find any information", "There is no information", "I couldn't find", "I could not find",
+    "I am unable to find", "I was unable to find", "I am unable to provide", "I cannot provide",
+    "I don't have any information", "I do not have any information", "I don't have enough information",
+    "I am not familiar with", "I am not currently familiar with", "there is no publicly available information",
+)
+OTHER_ABSTENTION_PHRASES = (
+    "The search results do not provide", "There are no search results", "there are no provided search results",
+    "not provided in the search results", "is not mentioned in the provided search results", "Not sources found",
+    "No sources found", "Try a more general question", "I need more information", "I am not certain",
+    "I am uncertain", "Could you please", "could you please",
+)
 ABSTENTION_PHRASES: tuple[str, ...] = (
-    "I'm unable", "I apologize", "couldn't find any information", "don't have any information",
-    "provide more", "couldn't find much information", "I could not find any information",
-    "The search results do not provide", "There is no information", "There are no search results",
-    "there are no provided search results", "not provided in the search results",
-    "is not mentioned in the provided search results", "There seems to be a mistake in the question",
-    "Not sources found", "No sources found", "Try a more general question", "I'm sorry", "I am sorry",
-    "I couldn't find", "I could not find", "I am unable to find", "I was unable to find",
-    "I am unable to provide", "I cannot provide", "I don't have any information",
-    "I do not have any information", "I don't have enough information", "I need more information",
-    "I am not certain", "I am not familiar with", "I am not currently familiar with", "I am uncertain",
-    "Could you please", "could you please", "there is no publicly available information",
+    *APOLOGY_PHRASES, *PREMISE_CORRECTION_PHRASES, *KNOWLEDGE_LACK_PHRASES, *OTHER_ABSTENTION_PHRASES, "provide more",
+)
+
+# "provide more" (published) and clarification questions, read only as a request to the user.
+INFORMATION_REQUEST = re.compile(
+    r"\b(?:(?:could|can|would|will) you(?: please)?|please|if you (?:could|can)(?: please)?) "
+    r"(?:provide|give|share|tell me) more\b"
+    r"|\b(?:could|can|would) you (?:please )?(?:clarify|specify)\b",
+    re.IGNORECASE,
+)
+
+# The model says it lacks the knowledge or access to answer (HalluLens 3.1.2's reasons to abstain).
+LACK_OF_KNOWLEDGE = re.compile(
+    r"\bI (?:do not|don't|did not|didn't) (?:know\b|have (?:[\w-]+ ){0,3}?"
+    r"(?:information|details|data|knowledge|records?|access)\b)"
+    r"|\bI (?:have|had) no (?:[\w-]+ ){0,2}?(?:information|details|data|knowledge|records?|access)\b"
+    r"|\bI(?: am|'m| was)? (?:cannot|can't|could not|couldn't|unable to|not able to) "
+    r"(?:find|locate|verify|confirm|determine|answer|say|tell|recall|access|give|provide)\b"
+    r"|\b(?:my|the) (?:training data|knowledge)(?: base)? (?:does not|doesn't) (?:include|cover|contain|extend)",
+    re.IGNORECASE,
 )
 
 
+def _straight(text: str) -> str:
+    return text.replace("\u2019", "'")
+
+
 def contains_abstention_phrase(response: str) -> bool:
-    """WildHallucinations' rule; curly apostrophes are straightened first."""
-    text = response.replace("\u2019", "'")
+    """WildHallucinations' published rule, used as is by that benchmark; curly apostrophes are
+    straightened first."""
+    text = _straight(response)
     return any(phrase in text for phrase in ABSTENTION_PHRASES)
+
+
+def is_abstention_precisewikiqa(response: str) -> bool:
+    """PreciseWikiQA's abstention rule (HalluLens 3.1.2: abstaining for lack of knowledge, access or
+    certainty; correcting the question's premise is not abstaining).
+
+    The WildHallucinations list without its premise-correction phrase and without bare apologies
+    (an apology also opens answers and premise corrections; a refusal that opens with one is caught
+    by its lack-of-knowledge clause), "provide more" only as a request to the user
+    (``INFORMATION_REQUEST``), plus first-person lack-of-knowledge statements (``LACK_OF_KNOWLEDGE``).
+    """
+    text = _straight(response)
+    return (
+        any(phrase in text for phrase in (*KNOWLEDGE_LACK_PHRASES, *OTHER_ABSTENTION_PHRASES))
+        or INFORMATION_REQUEST.search(text) is not None
+        or LACK_OF_KNOWLEDGE.search(text) is not None
+    )
+
+
+# NonExistentRefusal (HalluLens 3.3). Denials of the entity's existence or reality, complete in
+# themselves; "no evidence" counts only when what follows in the sentence is about existing.
+EXISTENCE_DENIALS = re.compile(
+    r"\b(?:does not|doesn't|did not|didn't|may not|might not|never) (?:seem to |appear to |have )?exist(?:ed)?\b"
+    r"|\b(?:does not|doesn't|do not|don't) (?:(?:seem|appear) to be|(?:look|sound) like) (?:a|an|any)\b"
+    r"|\bno such\b"
+    r"|\bno (?:[\w-]+ ){0,3}(?:called|named|by (?:that|this|the) name|with (?:that|this|the) name)\b"
+    r"|(?:\bnot|n't) (?:a|an) (?:real|recogni[sz]ed|valid|known|documented|widely (?:known|recogni[sz]ed))\b"
+    r"|(?:\bnot|n't) (?:real|(?:widely )?recogni[sz]ed|widely known)\b(?=\s*(?:[,.;:!?]|$))"
+    r"|(?:\bnot|n't) (?:a |an )?(?:[\w-]+ ){0,2}(?:I|we) (?:can|could) (?:find|verify|confirm)\b"
+    r"|(?:\bnot|n't) (?:a |an )?(?:[\w-]+ ){0,2}(?:I|we) (?:recogni[sz]e|know of)\b"
+    r"|\bring a bell\b"
+    r"|\b(?:fictional|fictitious|made[- ]up|hypothetical|non-?existent)\b"
+    r"|\bno (?:[\w-]+ ){0,2}evidence\b[^.;!?\n]*\bexist",
+    re.IGNORECASE,
+)
+
+# Statements of missing knowledge or records: they deny the entity only when their object is the
+# entity ("no record of a projector named X") and not one of its attributes ("no data on its use").
+KNOWLEDGE_DENIALS = re.compile(
+    r"\bno (?:(?:reliable|verified|verifiable|credible|known|public|publicly available|available|specific) )?"
+    r"(?:information|records?|data|details|mentions?|traces?|references?|sources?|knowledge)\b"
+    r"|(?:\bnot|n't) (?:currently )?(?:aware|familiar)\b"
+    r"|(?:\bcannot|can't|could not|couldn't|unable to|not able to) (?:find|locate|verify|confirm|identify|provide)\b"
+    r"|(?:don't|do not|didn't|did not) (?:know (?:of|about)|have (?:any |enough |reliable |specific )?"
+    r"(?:information|details|data|knowledge|records?))\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.;!?\n]")
+
+
+def _entity_object(name: str) -> re.Pattern[str]:
+    """What may open the object of a knowledge denial when it is the entity: a pronoun, a quoted
+    name, "a <kind> called/named ...", "that name", or the entity's own name (not its possessive)."""
+    own_name = rf"|{re.escape(name.split()[0])}\b(?!'s)" if name.strip() else ""
+    return re.compile(
+        r"^\W*(?:(?:any|much|reliable|specific) )?"
+        r"(?:(?:information|records?|details|data|mentions?|traces?|references?|sources?) )?"
+        r"(?:(?:about|on|of|for|regarding|concerning|with) )?(?:(?:a|an|any|the) )?"
+        r"(?:it\b(?!'s)|this\b|such\b|['\"\u201c\u2018]|(?:the|that|this) (?:name|epithet)\b"
+        r"|(?:[\w-]+ ){0,3}?(?:called|named|by (?:that|this|the) name|with (?:that|this|the) (?:name|epithet))\b"
+        rf"{own_name})",
+        re.IGNORECASE,
+    )
+
+
+def believes_by_rule(response: str, name: str = "") -> bool:
+    """NonExistentRefusal's rule: the response believes the entity ``name`` exists unless it contains
+    an apology, a premise correction or another object-free WildHallucinations phrase, a request
+    for more information, an existence denial (``EXISTENCE_DENIALS``), or a knowledge denial
+    (``KNOWLEDGE_DENIALS``) whose object, in the same sentence, is the entity or its existence.
+    Denials about attributes ("no known cure", "no evidence that it works") leave it believing."""
+    text = _straight(response)
+    if any(p in text for p in (*APOLOGY_PHRASES, *PREMISE_CORRECTION_PHRASES, *OTHER_ABSTENTION_PHRASES)):
+        return False
+    if INFORMATION_REQUEST.search(text) or EXISTENCE_DENIALS.search(text):
+        return False
+    entity = _entity_object(name)
+    for match in KNOWLEDGE_DENIALS.finditer(text):
+        clause = _SENTENCE_END.split(text[match.end():], maxsplit=1)[0]
+        if entity.match(clause) or re.search(r"\bexist", clause, re.IGNORECASE):
+            return False
+    return True
 
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
