@@ -1,0 +1,53 @@
+"""Sentences of a long-form answer and the snippets claim extraction reads (HalluLens 3.2.2, VeriScore).
+
+Sentences come from segtok's rule-based ``split_single`` (what HalluLens' LongWiki code uses). Each sentence
+of at least ``MIN_SENTENCE_CHARS`` characters becomes one claim-extraction unit whose snippet is up to 3
+preceding sentences, the sentence itself between VeriScore's ``<SOS>``/``<EOS>`` markers, and 1 following
+sentence. Shorter sentences (list numbers, stray fragments) are not extracted but stay in other snippets'
+context, as in the reference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from segtok.segmenter import split_single
+
+MIN_SENTENCE_CHARS = 5
+CONTEXT_BEFORE = 3
+CONTEXT_AFTER = 1
+START_MARK, END_MARK = "<SOS>", "<EOS>"
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """One sentence to extract claims from, in context; ``index`` is its position in the sentence list."""
+
+    index: int
+    sentence: str
+    text: str
+
+    @property
+    def marked_sentence(self) -> str:
+        return mark(self.sentence)
+
+
+def mark(sentence: str) -> str:
+    return f"{START_MARK}{sentence}{END_MARK}"
+
+
+def split_sentences(text: str) -> list[str]:
+    """The non-empty sentences of ``text``, stripped."""
+    return [stripped for sentence in split_single(text) if (stripped := sentence.strip())]
+
+
+def snippets(sentences: list[str]) -> list[Snippet]:
+    """A snippet per sentence of at least ``MIN_SENTENCE_CHARS`` characters, in order."""
+    out = []
+    for i, sentence in enumerate(sentences):
+        if len(sentence) < MIN_SENTENCE_CHARS:
+            continue
+        before = sentences[max(0, i - CONTEXT_BEFORE) : i]
+        after = sentences[i + 1 : i + 1 + CONTEXT_AFTER]
+        out.append(Snippet(i, sentence, " ".join([*before, mark(sentence), *after])))
+    return out
