@@ -2,7 +2,10 @@
 (type x city), events (type x country) and product brands, invented by a round robin over
 several generator models, then filtered through an existence checker.
 
-For each request (type, place), with models M0..Mk-1 and combiner Mi (i = request index mod k),
+Requests cycle through seeded (type, place) combinations, alternating over the three place tiers;
+``--pools paper`` (default) is the paper's configuration (6 business, 6 event and 25 product types;
+90 cities and 90 countries, 20 sampled per tier), ``--pools large`` the larger GeoNames pools.
+For each request, with models M0..Mk-1 and combiner Mi (i = request index mod k),
 the next two models in rotation brainstorm comma-separated lists of invented names and the
 combiner mixes them into a new list; only the combiner's names are kept. Every name the checker
 finds to exist, and every repeat, is dropped and counted in the card."""
@@ -14,19 +17,25 @@ import random
 import re
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Sequence
 
 import datasets
 
-from hallubench.backends import ChatRequest, ModelClient
-from hallubench.errors import HallubenchError
 from generators.nonexistent import places
-from generators.nonexistent.checkers import BRAVE_URL, BraveChecker, ExistenceChecker, OfflineChecker, fold
+from generators.nonexistent.checkers import (
+    BRAVE_URL,
+    BraveChecker,
+    ExistenceChecker,
+    OfflineChecker,
+    fold,
+)
 from generators.nonexistent.prompts import render_prompt
 from generators.publishing import CardInfo, generation_date
+from hallubench.backends import ChatRequest, ModelClient
+from hallubench.errors import HallubenchError
 
 CLIENT_OPTION = "generators"
 MIN_GENERATORS = 3
@@ -34,22 +43,32 @@ NAMES_PER_LIST = 5
 MAX_NAME_WORDS = 6
 MAX_IDLE_WAVES = 3  # waves in a row without a new name before reporting a shortfall
 MAX_TOKENS = 64  # five names fit in about 40 tokens; more only lets a model ramble
-LEADING_FUNCTION_WORDS = frozenset("a an and as by for i in it of or so this these those to we with you".split())
-INSTRUCTION_WORDS = frozenset(
-    "invent invented name names list lists plausible exist exists existing recombine recombined "
-    "combined here sure following updated text example examples note".split()
-)
+LEADING_FUNCTION_WORDS = frozenset([
+    "a", "an", "and", "as", "by", "for", "i", "in", "it", "of", "or", "so", "this", "these", "those", "to", "we",
+    "with", "you",
+])
+INSTRUCTION_WORDS = frozenset([
+    "invent", "invented", "name", "names", "list", "lists", "plausible", "exist", "exists", "existing", "recombine",
+    "recombined", "combined", "here", "sure", "following", "updated", "text", "example", "examples", "note",
+])
 
-BUSINESS_TYPES = ("restaurant", "bar", "bookstore", "cafe", "museum", "bakery", "hotel", "art gallery", "theater", "brewery")
-EVENT_TYPES = (
-    "war", "natural disaster", "scientific discovery", "sport event", "pandemic",
-    "music festival", "political scandal", "revolution", "peace treaty", "economic crisis",
-)
-PRODUCT_TYPES = (
-    "headphone", "watch", "router", "smartphone", "laptop", "camera", "speaker", "television", "tablet", "drone",
-    "e-reader", "keyboard", "mouse", "monitor", "printer", "vacuum cleaner", "coffee machine", "blender",
-    "electric toothbrush", "hair dryer", "fitness tracker", "game console", "microphone", "projector", "smart lock",
-)
+# The paper (3.3.2) uses 6 business and 6 event types and names some; the authors' code lists 5 of each
+# (the first five here) and the 25 product types. The sixth business and event types are ours.
+PAPER_TYPES = {
+    "business": ("restaurant", "bar", "bookstore", "cafe", "museum", "hotel"),
+    "event": ("war", "natural disaster", "scientific discovery", "sport event", "pandemic", "economic crisis"),
+    "product": (
+        "headphone", "watch", "camera", "shoe", "game", "glasses", "speaker", "keyboard", "chair", "table", "printer",
+        "pen", "guitar", "piano", "bike", "drone", "coffee maker", "projector", "bag", "air conditioner", "bread",
+        "microwave", "vacuum cleaner", "sewing machine", "router",
+    ),
+}
+LARGE_TYPES = {
+    **PAPER_TYPES,
+    "business": (*PAPER_TYPES["business"], "bakery", "art gallery", "theater", "brewery"),
+    "event": (*PAPER_TYPES["event"], "music festival", "political scandal", "revolution", "peace treaty"),
+}
+TYPES = {"paper": PAPER_TYPES, "large": LARGE_TYPES}
 
 FEATURES = datasets.Features(
     {
@@ -89,15 +108,16 @@ class Request:
 
     @property
     def subject(self) -> str:
-        where = f" in {self.place.name}" if self.place else ""
+        where = f" in {self.place.in_sentence}" if self.place else ""
         return f"{self.type} brands" if self.domain == "product" else f"{plural(self.type)}{where}"
 
     def entity(self, name: str) -> str:
         if self.domain == "product":
             return f"the {name} {self.type}"
         if self.domain == "event":
-            return f"the {name}, a {self.type} in {self.place.name}"
-        return f"the {self.type} {name} in {self.place.name}"
+            article = "an" if self.type[0] in "aeiou" else "a"
+            return f"the {name}, {article} {self.type} in {self.place.in_sentence}"
+        return f"the {self.type} {name} in {self.place.in_sentence}"
 
 
 @dataclass
@@ -109,6 +129,8 @@ class Report:
     requests: Counter = field(default_factory=Counter)
     proposed: Counter = field(default_factory=Counter)
     dropped: Counter = field(default_factory=Counter)  # keys: (domain, reason)
+    pools: str = "paper"
+    place_tiers: dict[str, dict[str, list[places.Place]]] = field(default_factory=dict)  # domain -> tier -> places used
 
 
 def parse_names(text: str) -> list[str]:
@@ -242,16 +264,35 @@ def run_round_robin(requests: Sequence[Request], clients: Sequence[ModelClient])
     return [parse_names(combined[i]) for i in range(len(requests))]
 
 
-def plan_requests(domain: str, count: int, start: int, n_models: int, seed: int, tiers: dict[str, list[places.Place]] | None) -> list[Request]:
-    """``count`` seeded requests numbered from ``start``; places drawn evenly over the tiers."""
-    types = {"business": BUSINESS_TYPES, "event": EVENT_TYPES, "product": PRODUCT_TYPES}[domain]
+Combination = tuple[str, places.Place | None]  # (type, place) of one request
+
+
+def combinations(
+    domain: str, types: Sequence[str], tiers: dict[str, list[places.Place]] | None, seed: int
+) -> list[Combination]:
+    """The paper's seed combinations (type x place) in a seeded order that alternates over the tiers
+    (high, mid, low, high, ...); product types alone for products."""
+    def shuffled(items: list[Combination], part: str) -> list[Combination]:
+        random.Random(f"{seed}:generatedentities:combinations:{domain}:{part}").shuffle(items)
+        return items
+
+    if not tiers:
+        return shuffled([(t, None) for t in types], "types")
+    streams = [shuffled([(t, p) for t in types for p in tiers[tier]], tier) for tier in places.TIERS]
+    return [s[j] for j in range(max(map(len, streams))) for s in streams if j < len(s)]
+
+
+def plan_requests(
+    domain: str, count: int, start: int, n_models: int, seed: int, combos: Sequence[Combination]
+) -> list[Request]:
+    """``count`` requests numbered from ``start``: request i takes combination i (cycling) and model
+    i mod k as its combiner."""
     requests = []
     for i in range(start, start + count):
-        rng = random.Random(f"{seed}:generatedentities:{domain}:{i}")
-        place = rng.choice(tiers[places.TIERS[i % 3]]) if tiers else None
+        type_, place = combos[i % len(combos)]
         combiner = i % n_models
         brainstormers = ((combiner + 1) % n_models, (combiner + 2) % n_models)
-        requests.append(Request(domain, rng.choice(types), place, combiner, brainstormers, _request_seed(seed, domain, i)))
+        requests.append(Request(domain, type_, place, combiner, brainstormers, _request_seed(seed, domain, i)))
     return requests
 
 
@@ -285,12 +326,13 @@ class Run:
     def unfinished(self) -> list[str]:
         return [d for d, n in self.counts.items() if len(self.rows[d]) < n and self.idle[d] < MAX_IDLE_WAVES]
 
-    def wave(self, tiers: dict[str, dict[str, list[places.Place]]]) -> None:
+    def wave(self, combos: dict[str, list[Combination]]) -> None:
         domains = self.unfinished()
         requests: list[Request] = []
         for domain in domains:
             missing = self.counts[domain] - len(self.rows[domain])
-            planned = plan_requests(domain, wave_size(missing, len(self.clients)), self.report.requests[domain], len(self.clients), self.seed, tiers.get(domain))
+            size, start = wave_size(missing, len(self.clients)), self.report.requests[domain]
+            planned = plan_requests(domain, size, start, len(self.clients), self.seed, combos[domain])
             self.report.requests[domain] += len(planned)
             requests.extend(planned)
         names = run_round_robin(requests, self.clients)
@@ -345,20 +387,24 @@ def same_model_note(generators: Sequence[str]) -> str | None:
 
 
 def generate(
-    counts: dict[str, int], clients: Sequence[ModelClient], checker: ExistenceChecker, seed: int, allow_shortfall: bool = False
+    counts: dict[str, int], clients: Sequence[ModelClient], checker: ExistenceChecker, seed: int,
+    allow_shortfall: bool = False, pools: str = "paper",
 ) -> tuple[list[dict], Report]:
+    """Names per domain with the types and places of ``pools`` (``paper`` or ``large``)."""
+    if pools not in TYPES:
+        raise HallubenchError(f"pools must be one of {', '.join(TYPES)}, not {pools!r}")
     if len(clients) < MIN_GENERATORS:
         raise HallubenchError(f"generatedentities needs at least {MIN_GENERATORS} --generators (got {len(clients)})")
     note = same_model_note([c.public_spec for c in clients])
     if note:
         print(f"[hallubench] warning: {note}", file=sys.stderr)
     counts = {d: n for d, n in counts.items() if n > 0}
-    report = Report(requested=dict(counts))
-    place_lists = {"business": places.cities, "event": places.countries}
-    tiers = {d: place_lists[d]() for d in counts if d in place_lists}
+    report = Report(requested=dict(counts), pools=pools)
+    report.place_tiers = {d: places.for_domain(d, pools, seed) for d in counts if d != "product"}
+    combos = {d: combinations(d, TYPES[pools][d], report.place_tiers.get(d), seed) for d in counts}
     run = Run(counts, clients, checker, seed, report, rows={d: [] for d in counts})
     while run.unfinished():
-        run.wave(tiers)
+        run.wave(combos)
     report.accepted.update({d: len(rows) for d, rows in run.rows.items()})
     short = {d: report.accepted[d] for d, n in counts.items() if report.accepted[d] < n}
     if short and not allow_shortfall:
@@ -375,6 +421,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--known-names", type=Path, nargs="*", default=[], help="extra known-name files (one per line) for the offline checker")
     parser.add_argument("--brave-url", default=BRAVE_URL, help="Brave Search API endpoint")
     parser.add_argument("--allow-shortfall", action="store_true", help="write a smaller set (reported in the card) instead of failing")
+    parser.add_argument(
+        "--pools", choices=tuple(TYPES), default="paper",
+        help="types and places: paper (default: 6 business, 6 event, 25 product types; the paper's 90 cities and 90 "
+             f"countries in 3 tiers, {places.PAPER_SAMPLE_PER_TIER} sampled per tier) or large (10 + 10 + 25 types; "
+             "all GeoNames cities >= 100k inhabitants and all countries, in frequency thirds)",
+    )
 
 
 def make_checker(args) -> ExistenceChecker:
@@ -386,8 +438,27 @@ def run(args, clients: list[ModelClient]) -> tuple[list[dict], CardInfo]:
     if min(counts.values()) < 0 or not any(counts.values()):
         raise HallubenchError("give at least one positive --n-business / --n-event / --n-product")
     checker = make_checker(args)
-    rows, report = generate(counts, clients, checker, args.seed, args.allow_shortfall)
+    rows, report = generate(counts, clients, checker, args.seed, args.allow_shortfall, args.pools)
     return rows, card_for(args.seed, report, [c.public_spec for c in clients], checker.source)
+
+
+def configuration(report: Report) -> str:
+    """The card's account of the types and places used."""
+    types = TYPES[report.pools]
+    text = (
+        f"Configuration: `--pools {report.pools}`"
+        + (" (the paper's)" if report.pools == "paper" else " (larger than the paper's)")
+        + ". Types: " + "; ".join(f"{d} ({len(types[d])}): {', '.join(types[d])}" for d in report.requested)
+        + f".\n\nPlaces: {places.SOURCES[report.pools]}. Businesses use cities, events use countries, "
+        "products have none."
+    )
+    if report.pools == "paper":
+        text += "".join(
+            f"\n- {d}, {tier}: {', '.join(p.name for p in chosen)}"
+            for d, tiers in report.place_tiers.items()
+            for tier, chosen in tiers.items()
+        )
+    return text
 
 
 def card_for(seed: int, report: Report, generators: list[str], checker: str) -> CardInfo:
@@ -412,7 +483,7 @@ def card_for(seed: int, report: Report, generators: list[str], checker: str) -> 
                 f"Generated {generation_date()} by `hallubench generate generatedentities` with seed {seed}.\n\n"
                 f"Generators (round robin): {', '.join(generators)}. Each request's combiner mixes two other models' "
                 f"brainstormed lists; only the combiner's names are kept.{same_model}\n\nExistence check: {checker}.\n\n"
-                f"Places: {places.SOURCE}. Businesses use cities, events use countries, products have no place."
+                + configuration(report)
             ),
             "Counts": (
                 "| domain | requested | kept | requests | names proposed | dropped |\n|---|---|---|---|---|---|\n" + lines

@@ -6,18 +6,23 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
-from typing import Callable
 
 import datasets
 
-from hallubench.errors import HallubenchError
 from generators.nonexistent.medicines import MedicineNames, load_drug_ner, load_kaggle
-from generators.nonexistent.taxonomy import TAXON_DOMAINS, ItisTaxonomy, NcbiTaxonomy, Taxonomy
 from generators.nonexistent.prompts import render_prompt
+from generators.nonexistent.taxonomy import (
+    TAXON_DOMAINS,
+    ItisTaxonomy,
+    NcbiTaxonomy,
+    Taxonomy,
+)
 from generators.publishing import CardInfo, generation_date
+from hallubench.errors import HallubenchError
 
 CLIENT_OPTION = None  # no model calls
 DOMAINS = (*TAXON_DOMAINS, "medicine")

@@ -11,6 +11,7 @@ import datasets
 import pytest
 
 from generators import generatedentities as ge
+from generators.nonexistent import places
 from generators.nonexistent.checkers import BraveChecker, OfflineChecker
 from generators.nonexistent.places import TIERS
 from hallubench.backends import backend_spec, make_client
@@ -68,6 +69,10 @@ def test_round_robin_keeps_only_combiner_names_and_drops_known_ones(tmp_path, se
     assert {r["combiner"] for r in rows} == set(specs)
     card = (out / "README.md").read_text()
     assert "exists: " in card and "quota_full" in card
+    paper_places = {n for lists in (places.PAPER_CITIES, places.PAPER_COUNTRIES) for v in lists.values() for n in v}
+    assert {r["place"] for r in rows if r["place"]} <= paper_places
+    assert all(r["type"] in ge.PAPER_TYPES[r["domain"]] for r in rows)
+    assert "`--pools paper` (the paper's)" in card and "- business, low: " in card
 
 
 def test_generation_is_deterministic_under_the_seed(servers):
@@ -201,7 +206,68 @@ def test_names_copied_from_the_worked_example_are_dropped():
     assert not ge.DEMONSTRATIONS["event"].copied_by("Mea Nui Drought")
     clients = [make_client(backend_spec("openai:base_url=http://127.0.0.1:9,model=m"), None)] * 3
     run = ge.Run({"product": 2}, clients, OfflineChecker(builtin=False), 0, ge.Report(), rows={"product": []})
-    request = ge.plan_requests("product", 1, 0, 3, 0, None)[0]
+    request = ge.plan_requests("product", 1, 0, 3, 0, ge.combinations("product", ge.PAPER_TYPES["product"], None, 0))[0]
     run.keep("product", [(request, "Kettlecraft Nova"), (request, "Zentravox Qelmora")])
     assert [r["name"] for r in run.rows["product"]] == ["Zentravox Qelmora"]
     assert run.report.dropped[("product", "copies_example")] == 1
+
+
+def test_paper_configuration_types_and_places():
+    """The paper's counts (3.3.2): 6 business, 6 event and 25 product types; 90 cities and 90 countries in tiers
+    of 30, of which each set samples 20 per tier under its seed."""
+    assert [len(ge.PAPER_TYPES[d]) for d in ("business", "event", "product")] == [6, 6, 25]
+    for lists in (places.PAPER_CITIES, places.PAPER_COUNTRIES):
+        assert list(lists) == list(TIERS) and [len(set(v)) for v in lists.values()] == [30, 30, 30]
+        assert len({n for v in lists.values() for n in v}) == 90 and all(n.isascii() for v in lists.values() for n in v)
+    chosen = places.for_domain("event", "paper", seed=4)
+    assert {t: len(v) for t, v in chosen.items()} == {t: 20 for t in TIERS}
+    assert all(p.name in places.PAPER_COUNTRIES[t] and p.tier == t for t, v in chosen.items() for p in v)
+    assert chosen == places.for_domain("event", "paper", seed=4) != places.for_domain("event", "paper", seed=5)
+
+
+def test_requests_cover_type_place_combinations_alternating_tiers():
+    """Request i takes the i-th seeded (type, place) combination; tiers alternate high, mid, low, and the first
+    6 x 60 requests use every combination of the set once."""
+    tiers = places.for_domain("business", "paper", seed=1)
+    combos = ge.combinations("business", ge.PAPER_TYPES["business"], tiers, seed=1)
+    assert [p.tier for _, p in combos[:6]] == ["high", "mid", "low"] * 2
+    assert len(combos) == len(set(combos)) == 6 * 60
+    requests = ge.plan_requests("business", 4, 358, 3, 1, combos)
+    assert [(r.type, r.place) for r in requests] == combos[358:] + combos[:2]
+    assert [r.combiner for r in requests] == [358 % 3, 359 % 3, 360 % 3, 361 % 3]
+
+
+def test_large_pools_stay_available_with_ascii_names(servers):
+    """--pools large: 10 business and 10 event types, every GeoNames city >= 100k (ASCII names only: no untranslated
+    "Quận Mười Một") and every country; the card says which configuration was used."""
+    tiers = places.for_domain("business", "large", seed=0)
+    names = {p.name for v in tiers.values() for p in v}
+    assert min(len(v) for v in tiers.values()) > 1000 and all(n.isascii() for n in names)
+    assert {"Bogota", "Sao Paulo", "Tokyo"} <= names and not any(n.startswith("Quan ") for n in names)
+    assert len(ge.LARGE_TYPES["business"]) == len(ge.LARGE_TYPES["event"]) == 10
+    clients = [make_client(backend_spec(spec(s)), None) for s in servers]
+    rows, report = ge.generate({"event": 3}, clients, OfflineChecker(builtin=False), seed=0, pools="large")
+    card = ge.card_for(0, report, [c.public_spec for c in clients], "none").render(len(rows))
+    assert "`--pools large` (larger than the paper's)" in card and len(rows) == 3
+
+
+def test_place_names_read_as_english_inside_prompts():
+    """Countries that take an article get it in lower case ("a pandemic in the Netherlands", "in the United States");
+    "an" precedes vowel types; accents of Latin names are folded, other scripts and Vietnamese letters dropped."""
+    netherlands = places.Place("The Netherlands", "high", country=True)
+    event = ge.Request("event", "economic crisis", netherlands, 0, (1, 2), 0)
+    assert event.entity("Velmora Slump") == "the Velmora Slump, an economic crisis in the Netherlands"
+    assert ge.Request("event", "pandemic", places.Place("United States", "high", True), 0, (1, 2), 0).subject == (
+        "pandemics in the United States")
+    assert places.Place("Georgia", "high", True).in_sentence == "Georgia"
+    assert places.Place("Marshall", "high").in_sentence == "Marshall"  # a city: no article rule
+    local = ("Bogotá", "Łódź", "Timișoara", "Quận Mười Một", "Đà Nẵng", "Москва")
+    assert [places.ascii_name(n) for n in local] == ["Bogota", "Lodz", "Timisoara", None, None, None]
+
+
+def test_offline_checker_knows_subdivisions_counties_continents_and_alternate_names():
+    """Real places that are not cities or countries are rejected: Guatemala's Izabal department (an embedded-run
+    name), a Canadian province, a US county, a continent, an official country name and a city's alternate name."""
+    checker = OfflineChecker()
+    names = ["Izabal", "Ontario", "Autauga County", "Europe", "Kingdom of the Netherlands", "Saigon", "Velmora Quay"]
+    assert checker.existing([(n, "museum") for n in names]) == [True] * 6 + [False]

@@ -189,7 +189,8 @@ def test_cli_output_is_identical_under_different_hash_seeds(tmp_path, itis_db, k
 def test_ncbi_knows_real_species_and_mixed_names_are_new():
     """Hand-picked real species exist in the offline NCBI taxonomy; generated names do not, keep the
     epithet, and take a sibling genus of the source species."""
-    from generators.nonexistent.taxonomy import NcbiTaxonomy  # taxoniq is part of the set-up: no skip
+    # taxoniq is part of the set-up: no skip
+    from generators.nonexistent.taxonomy import NcbiTaxonomy
 
     tax = NcbiTaxonomy()
     for real in ("Panthera leo", "Homo sapiens", "Quercus robur", "Escherichia coli", "Arabidopsis thaliana", "Neofelis nebulosa"):

