@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
+import re
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -11,9 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import datasets
+import yaml
 from huggingface_hub import DatasetCard, DatasetCardData
+from huggingface_hub.repocard import metadata_load
 
+from hallubench.backends.base import LONE_SURROGATE
 from hallubench.errors import HallubenchError
+from hallubench.outputs import check_writable_location, hidden_sibling
+from hallubench.specs import redact
+
+ARROW_SHARD = re.compile(r"data-\d{5}-of-\d{5}\.arrow")
 
 
 def generation_date() -> str:
@@ -53,29 +62,91 @@ class CardInfo:
         return f"---\n{data.to_yaml()}\n---\n\n# {self.pretty_name}\n\n{self.summary.strip()}\n\n{body}\n"
 
 
-def check_output_dir(out: Path, overwrite: bool) -> None:
-    """Fail before any work when the output folder exists and may not be replaced."""
-    if out.exists() and not overwrite:
-        raise HallubenchError(f"{out} already exists (pass --overwrite to replace it)")
+DATASET_FILES = frozenset({"README.md", "dataset_dict.json"})
+SPLIT_FILES = frozenset({"dataset_info.json", "state.json"})
 
 
-def save_test_set(rows: list[dict[str, Any]], features: datasets.Features, out: Path, card: CardInfo, overwrite: bool) -> None:
-    """Save split ``test`` + README.md into a temporary sibling, then move it into place."""
-    check_output_dir(out, overwrite)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
+def foreign_content(folder: Path) -> str | None:
+    """Why ``folder`` is not a test set written by ``save_test_set`` (None when it is one): its card must
+    carry the ``hallubench`` tag, ``dataset_dict.json`` must list its splits, and nothing else may be
+    inside, so that ``--overwrite`` can never delete anything hallubench did not write."""
+    readme, index = folder / "README.md", folder / "dataset_dict.json"
+    if not readme.is_file() or not index.is_file():
+        return "no README.md card and dataset_dict.json"
     try:
-        test = datasets.Dataset.from_list(rows, features=features)
+        tags = metadata_load(readme) or {}
+        splits = json.loads(index.read_text(encoding="utf-8"))["splits"]
+    except (OSError, ValueError, KeyError, TypeError, yaml.YAMLError) as exc:
+        return f"unreadable card or dataset_dict.json ({type(exc).__name__})"
+    if "hallubench" not in (tags.get("tags") or []):
+        return "its card has no hallubench tag"
+    for entry in sorted(folder.iterdir()):
+        if entry.name in DATASET_FILES:
+            continue
+        if entry.name not in splits or not entry.is_dir() or entry.is_symlink():
+            return f"it holds {entry.name}, which hallubench did not write"
+        extra = [f.name for f in entry.iterdir() if f.name not in SPLIT_FILES and not ARROW_SHARD.fullmatch(f.name)]
+        if extra:
+            return f"it holds {entry.name}/{extra[0]}, which hallubench did not write"
+    return None
+
+
+def check_output_dir(out: Path, overwrite: bool) -> None:
+    """Fail before any work when ``--out`` cannot receive a test set: it is a file, it is a non-empty
+    folder and ``--overwrite`` is not given, ``--overwrite`` would replace a folder that is not a
+    hallubench test set, or nothing can be written there."""
+    if out.exists() and not out.is_dir():
+        raise HallubenchError(f"--out {out} is a file; expected a folder for the test set")
+    if out.is_dir() and any(out.iterdir()):
+        if not overwrite:
+            raise HallubenchError(f"{out} already exists (pass --overwrite to replace it)")
+        reason = foreign_content(out)
+        if reason:
+            raise HallubenchError(f"--out {out} is not a hallubench test set ({reason}); refusing to replace it")
+    check_writable_location(out, "--out")
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """``value`` with lone surrogates in its strings replaced by U+FFFD (Arrow stores only valid UTF-8)."""
+    if isinstance(value, str):
+        return LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [without_lone_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {k: without_lone_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def _move_into_place(tmp: Path, out: Path) -> None:
+    """Replace ``out`` by ``tmp``; if the second rename fails the previous test set is put back."""
+    if not out.exists():
+        tmp.rename(out)
+        return
+    old = hidden_sibling(out, "old")
+    out.rename(old)
+    try:
+        tmp.rename(out)
+    except BaseException:
+        old.rename(out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def save_test_set(
+    rows: list[dict[str, Any]], features: datasets.Features, out: Path, card: CardInfo, overwrite: bool
+) -> None:
+    """Save split ``test`` + README.md into a hidden temporary sibling, then move it into place; on any
+    failure the temporary copy is removed and ``out`` is left as it was."""
+    check_output_dir(out, overwrite)
+    tmp = hidden_sibling(out, "tmp")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        test = datasets.Dataset.from_list([without_lone_surrogates(row) for row in rows], features=features)
         datasets.DatasetDict({"test": test}).save_to_disk(str(tmp))
         (tmp / "README.md").write_text(card.render(len(rows)), encoding="utf-8")
-        if out.exists():
-            old = out.parent / f".{out.name}.old-{os.getpid()}"
-            out.rename(old)
-            tmp.rename(out)
-            shutil.rmtree(old)
-        else:
-            tmp.rename(out)
+        _move_into_place(tmp, out)
+    except OSError as exc:
+        raise HallubenchError(f"cannot write the test set to {out}: {exc.strerror or exc}") from exc
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"[hallubench] wrote {len(rows)} rows to {out}", file=sys.stderr)
@@ -87,5 +158,6 @@ def push_test_set(out: Path, repo_id: str, private: bool = False) -> None:
         datasets.load_from_disk(str(out)).push_to_hub(repo_id, private=private)
         DatasetCard((out / "README.md").read_text(encoding="utf-8")).push_to_hub(repo_id, repo_type="dataset")
     except Exception as exc:
-        raise HallubenchError(f"push to {repo_id} failed ({type(exc).__name__}): {exc}; the local copy in {out} is complete") from exc
+        reason = redact(f"{type(exc).__name__}: {exc}")
+        raise HallubenchError(f"push to {repo_id} failed ({reason}); the local copy in {out} is complete") from exc
     print(f"[hallubench] pushed {out} to https://huggingface.co/datasets/{repo_id}", file=sys.stderr)

@@ -1,16 +1,48 @@
-"""Parsing of spec strings such as ``openai:base_url=http://h/v1,model=m,concurrency=8``."""
+"""Parsing and validation of spec strings such as ``openai:base_url=http://h/v1,model=m,concurrency=8``,
+and redaction of secrets from any text that may be printed or recorded."""
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lm_eval.utils import simple_parse_args_string
+from lm_eval.utils import handle_arg_string
 
 from hallubench.errors import HallubenchError
 
 # Keys whose values must never be written anywhere (results, cards, logs, cache keys).
 SECRET_KEYS = frozenset({"api_key", "token", "password"})
+
+# Shapes of credentials that must never reach stderr, logs or results, whatever server echoed them.
+_SECRET_PATTERNS = (
+    re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{12,}"),
+    re.compile(r"\b(sk|hf|gh[pousr])[-_][A-Za-z0-9_-]{8,}"),
+    re.compile(
+        r"(?i)([\"']?(?:api[_-]?key|access[_-]?token|auth[_-]?token|secret[_-]?key|password)[\"']?\s*[:=]\s*[\"']?)"
+        r"[^\s\"',}]{4,}"
+    ),
+)
+_REMEMBERED_SECRETS: set[str] = set()
+REDACTED = "[redacted]"
+
+
+def remember_secret(value: str | None) -> None:
+    """Register a configured secret (e.g. an API key read from the environment) for ``redact``."""
+    if value and len(value) >= 4:
+        _REMEMBERED_SECRETS.add(value)
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with every configured or remembered secret and every token-shaped string replaced."""
+    for secret in sorted({*secrets, *_REMEMBERED_SECRETS}, key=len, reverse=True):
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, REDACTED)
+    text = _SECRET_PATTERNS[0].sub(lambda m: f"{m.group(1)} {REDACTED}", text)
+    text = _SECRET_PATTERNS[1].sub(REDACTED, text)
+    return _SECRET_PATTERNS[2].sub(lambda m: m.group(1) + REDACTED, text)
 
 
 @dataclass(frozen=True)
@@ -27,7 +59,8 @@ class Spec:
 
 
 def parse_spec(text: str, known_kinds: tuple[str, ...]) -> Spec:
-    """Parse ``kind[:k=v,...]``; raises HallubenchError naming the problem."""
+    """Parse ``kind[:k=v,...]`` (values typed as lm-eval types ``--model_args``); raises HallubenchError
+    naming the problem: an unknown kind, a pair without ``=``, an empty key or value, a key given twice."""
     if not text or not text.strip():
         raise HallubenchError("empty spec string")
     kind, _, rest = text.strip().partition(":")
@@ -35,13 +68,59 @@ def parse_spec(text: str, known_kinds: tuple[str, ...]) -> Spec:
         raise HallubenchError(
             f"bad spec {text!r}: unknown kind {kind!r} (expected one of: {', '.join(known_kinds)})"
         )
-    try:
-        args = simple_parse_args_string(rest) if rest else {}
-    except ValueError as exc:
-        raise HallubenchError(f"bad spec {text!r}: expected key=value pairs separated by commas") from exc
+    args: dict[str, Any] = {}
+    for pair in filter(None, (part.strip() for part in rest.split(","))):
+        key, equals, value = (piece.strip() for piece in pair.partition("="))
+        if not equals or not key:
+            raise HallubenchError(f"bad {kind} spec: expected key=value pairs separated by commas, got {pair!r}")
+        if not value:
+            raise HallubenchError(f"bad {kind} spec: {key}= has no value")
+        if key in args:
+            raise HallubenchError(f"bad {kind} spec: {key} is given twice")
+        args[key] = handle_arg_string(value)
     secrets = SECRET_KEYS & set(args)
     if secrets:
         raise HallubenchError(
             f"bad spec: put secrets in an environment variable and name it with api_key_env=..., not {sorted(secrets)}"
         )
     return Spec(kind, args)
+
+
+def check_keys(kind: str, args: dict[str, Any], allowed: set[str], required: tuple[str, ...]) -> None:
+    """Refuse unknown keys and missing required ones."""
+    unknown = set(args) - allowed
+    if unknown:
+        raise HallubenchError(f"bad {kind} spec: unknown keys {sorted(unknown)} (allowed: {sorted(allowed)})")
+    if any(key not in args for key in required):
+        names = " and ".join(f"{key}=..." for key in required)
+        raise HallubenchError(f"bad {kind} spec: {names} {'are' if len(required) > 1 else 'is'} required")
+
+
+def int_value(kind: str, args: dict[str, Any], key: str, default: int, minimum: int) -> int:
+    """``args[key]`` as a whole number >= ``minimum`` (``default`` when absent)."""
+    value = args.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise HallubenchError(f"bad {kind} spec: {key} must be a whole number >= {minimum}, got {value!r}")
+    return value
+
+
+def float_value(kind: str, args: dict[str, Any], key: str, default: float, minimum: float, maximum: float,
+                allow_minimum: bool = True) -> float:
+    """``args[key]`` as a finite number in [minimum, maximum] (or (minimum, maximum])."""
+    value = args.get(key, default)
+    number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+    low_ok = number >= minimum if allow_minimum else number > minimum
+    if not (math.isfinite(number) and low_ok and number <= maximum):
+        bound = ">=" if allow_minimum else ">"
+        raise HallubenchError(
+            f"bad {kind} spec: {key} must be a finite number {bound} {minimum:g} and <= {maximum:g}, got {value!r}"
+        )
+    return number
+
+
+def str_value(kind: str, args: dict[str, Any], key: str, default: str | None = None) -> str:
+    """``args[key]`` as text (numbers such as ``model=7`` are kept as typed)."""
+    value = args.get(key, default)
+    if value is None or isinstance(value, bool):
+        raise HallubenchError(f"bad {kind} spec: {key} must be text, got {value!r}")
+    return str(value)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Protocol, Sequence
+from typing import Protocol
 
 Message = dict[str, str]
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -21,11 +24,13 @@ class ChatRequest:
     seed: int | None = None
 
     @classmethod
-    def from_messages(cls, messages: Sequence[Message], **params) -> "ChatRequest":
+    def from_messages(cls, messages: Sequence[Message], **params) -> ChatRequest:
         return cls(tuple((m["role"], m["content"]) for m in messages), **params)
 
     def message_dicts(self) -> list[Message]:
-        return [{"role": role, "content": content} for role, content in self.messages]
+        """The messages as sent to a model: lone surrogates (text that no UTF-8 encoder accepts, e.g. from a
+        broken JSON escape in a response) become U+FFFD, so such text is judged like any other."""
+        return [{"role": role, "content": LONE_SURROGATE.sub("\ufffd", content)} for role, content in self.messages]
 
     def cache_key(self, backend_identity: str) -> str:
         """Key over backend + model identity + messages + decoding parameters (never secrets)."""
@@ -33,7 +38,7 @@ class ChatRequest:
         if self.temperature == 0:
             payload["seed"] = None  # greedy output does not depend on the seed
         blob = json.dumps(payload, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+        return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,22 @@
 """Persistent SQLite cache of model calls: every finished call is committed at once, so a run
-that crashes or is killed loses nothing and a re-run makes no repeat calls."""
+that crashes or is killed loses nothing and a re-run makes no repeat calls.
+
+Processes may share one cache file (SQLite locking keeps it consistent), but only *finished* calls
+are shared: two runs started together each send the calls the other has not finished yet.
+A cache file that is not a readable SQLite database, or a place where none can be created, is a
+one-line ``HallubenchError`` naming the path (never a traceback, never a silent reset).
+"""
 
 from __future__ import annotations
 
 import os
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from hallubench.errors import HallubenchError
 
 
 def default_cache_path() -> Path:
@@ -17,36 +27,69 @@ def default_cache_path() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hallubench" / "calls.sqlite"
 
 
+def _stored(text: str) -> str | bytes:
+    """Text as SQLite can hold it: a response with lone surrogates (not valid UTF-8) is kept exactly,
+    as its ``surrogatepass`` bytes."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+
+
+def _loaded(value: str | bytes) -> str:
+    return value.decode("utf-8", "surrogatepass") if isinstance(value, bytes) else value
+
+
 class CallCache:
-    """Key -> response text, in WAL mode; safe to share between threads."""
+    """Key -> response text, in WAL mode; safe to share between threads and processes."""
 
     def __init__(self, path: Path | str | None = None):
         self.path = Path(path) if path else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=60)
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: a killed process loses no commit
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, backend TEXT, response TEXT NOT NULL)"
-            )
-            self._db.commit()
+        with self._errors("open"):
+            if self.path.is_dir():
+                raise HallubenchError(f"cache {self.path} is a folder, not a cache file; pass another --cache")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=60)
+        try:
+            with self._errors("open"), self._lock:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: a killed process loses no commit
+                self._db.execute(
+                    "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, backend TEXT, response TEXT NOT NULL)"
+                )
+                self._db.commit()
+        except HallubenchError:
+            self._db.close()  # removes the -wal/-shm files this attempt created
+            raise
+
+    @contextmanager
+    def _errors(self, action: str) -> Iterator[None]:
+        """Turn SQLite and file-system failures into one line naming the cache file."""
+        try:
+            yield
+        except (sqlite3.Error, OSError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise HallubenchError(
+                f"cannot {action} cache {self.path}: {reason} (delete or move it, or pass another --cache)"
+            ) from exc
 
     def get_many(self, keys: list[str]) -> dict[str, str]:
         found: dict[str, str] = {}
-        with self._lock:
+        with self._errors("read"), self._lock:
             for start in range(0, len(keys), 500):
                 chunk = keys[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 rows = self._db.execute(f"SELECT key, response FROM calls WHERE key IN ({marks})", chunk)
-                found.update(rows.fetchall())
+                found.update((key, _loaded(value)) for key, value in rows.fetchall())
         return found
 
     def put(self, key: str, backend: str, response: str) -> None:
-        with self._lock:
+        with self._errors("write"), self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO calls (key, backend, response) VALUES (?, ?, ?)", (key, backend, response)
+                "INSERT OR REPLACE INTO calls (key, backend, response) VALUES (?, ?, ?)",
+                (key, backend, _stored(response)),
             )
             self._db.commit()
 

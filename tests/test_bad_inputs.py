@@ -1,0 +1,103 @@
+"""Bad command-line input is one line and exit code 2, before any model loads or any call is made:
+spec values, cache files and ``generate --out`` folders (issue 11). Each row: argv, expected exit
+code, expected message fragment; every row also checks that no traceback is printed and that no file
+is left behind (or changed) in the working folder."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+
+from hallubench.cli import main
+
+WORK = "work"  # every row runs with this folder (under tmp_path) as its working directory
+
+
+def closed_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+
+
+OPENAI = f"openai:base_url={closed_url()},model=m"
+GENERATE = ["generate", "precisewikiqa", "--source", "nosuch", "--n", "1", "--out", "set"]
+MIXED = ["generate", "mixedentities", "--n-per-domain", "1", "--domains", "medicine"]
+
+
+def spec_row(spec: str, fragment: str):
+    return pytest.param([*GENERATE, "--generator", spec], 2, fragment, id=spec.split(":", 1)[-1][:60])
+
+
+def make_inputs(work: Path) -> None:
+    """Files the rows point at: a thesis folder, a plain file, caches that are not SQLite databases."""
+    (work / "thesis").mkdir()
+    (work / "thesis" / "chapter1.tex").write_text("years of work")
+    (work / "notes.txt").write_text("keep me")
+    (work / "garbage.sqlite").write_bytes(b"this is not a database" * 50)
+    (work / "folder.sqlite").mkdir()
+    database = b"SQLite format 3\x00" + bytes([0x10, 0x00, 0x02, 0x02]) + b"\x00" * 80  # header only, no pages
+    (work / "truncated.sqlite").write_bytes(database)
+
+
+CASES = [
+    # backend spec values (validated before any model loads or call is made)
+    spec_row(f"{OPENAI},timeout=abc", "timeout must be a finite number"),
+    spec_row(f"{OPENAI},timeout=1e400", "timeout must be a finite number"),
+    spec_row(f"{OPENAI},timeout=0", "timeout must be a finite number > 0"),
+    spec_row(f"{OPENAI},concurrency=abc", "concurrency must be a whole number >= 1"),
+    spec_row(f"{OPENAI},concurrency=2.5", "concurrency must be a whole number >= 1"),
+    spec_row(f"{OPENAI},concurrency=0", "concurrency must be a whole number >= 1"),
+    spec_row(f"{OPENAI},backoff=-1", "backoff must be a finite number >= 0"),
+    spec_row(f"{OPENAI},max_retries=-2", "max_retries must be a whole number >= 0"),
+    spec_row(f"{OPENAI},dead_after=0", "dead_after must be a whole number >= 1"),
+    spec_row(f"openai:base_url={closed_url()},model=", "model= has no value"),
+    spec_row(f"openai:base_url={closed_url()},model", "expected key=value pairs"),
+    spec_row(f"{OPENAI},model=other", "model is given twice"),
+    spec_row(f"{OPENAI},timeout=", "timeout= has no value"),
+    spec_row(f"openai:base_url={closed_url()},model=none", "model must be text"),
+    spec_row("openai:base_url=http://user:hunter2@/v1,model=m", "bad base_url"),
+    spec_row("hf:pretrained=x,batch_size=auto", "batch_size must be a whole number >= 1"),
+    spec_row("hf:pretrained=x,trust_remote_code=true", "set HALLUBENCH_ALLOW_REMOTE_CODE=1"),
+    spec_row("hf:pretrained=x,trust_remote_code=maybe", "trust_remote_code must be true or false"),
+    # cache files
+    pytest.param([*GENERATE, "--generator", OPENAI, "--cache", "garbage.sqlite"], 2,
+                 "cannot open cache garbage.sqlite: file is not a database", id="cache-garbage"),
+    pytest.param([*GENERATE, "--generator", OPENAI, "--cache", "truncated.sqlite"], 2,
+                 "cannot open cache truncated.sqlite", id="cache-truncated"),
+    pytest.param([*GENERATE, "--generator", OPENAI, "--cache", "folder.sqlite"], 2,
+                 "cache folder.sqlite is a folder", id="cache-folder"),
+    pytest.param([*GENERATE, "--generator", OPENAI, "--cache", "notes.txt/calls.sqlite"], 2,
+                 "cannot open cache notes.txt/calls.sqlite", id="cache-below-a-file"),
+    pytest.param([*GENERATE, "--generator", OPENAI, "--cache", "/sys/hallubench/calls.sqlite"], 2,
+                 "cannot open cache /sys/hallubench/calls.sqlite", id="cache-unwritable"),
+    # generate --out
+    pytest.param([*MIXED, "--out", "thesis", "--overwrite"], 2, "not a hallubench test set", id="out-foreign-folder"),
+    pytest.param([*MIXED, "--out", "thesis"], 2, "already exists (pass --overwrite", id="out-existing-folder"),
+    pytest.param([*MIXED, "--out", "notes.txt", "--overwrite"], 2, "is a file; expected a folder", id="out-file"),
+    pytest.param([*MIXED, "--out", "notes.txt/set"], 2, "is a file, not a folder", id="out-below-a-file"),
+    pytest.param([*MIXED, "--out", "/sys/hallubench/set"], 2, "cannot write in /sys", id="out-unwritable"),
+]
+
+
+@pytest.mark.parametrize("argv, code, fragment", CASES)
+def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, argv, code, fragment):
+    """The run stops with the expected exit code and one error line holding the fragment, no traceback,
+    and the working folder is exactly as before (nothing created, nothing removed)."""
+    if any(arg.startswith("/sys/") for arg in argv) and not Path("/sys").is_dir():
+        pytest.skip("needs a read-only /sys")
+    work = tmp_path / WORK
+    work.mkdir()
+    make_inputs(work)
+    monkeypatch.chdir(work)
+    monkeypatch.delenv("HALLUBENCH_ALLOW_REMOTE_CODE", raising=False)
+    before = {p: (p.stat().st_size if p.is_file() else -1) for p in work.rglob("*")}
+    assert main(argv) == code
+    stderr = capsys.readouterr().err
+    errors = [line for line in stderr.splitlines() if line.startswith("hallubench: error:")]
+    assert len(errors) == 1 and fragment in errors[0], stderr
+    assert "Traceback" not in stderr
+    assert {p: (p.stat().st_size if p.is_file() else -1) for p in work.rglob("*")} == before
+    shutil.rmtree(work)
