@@ -1,14 +1,17 @@
-"""Agreement of judges with hand labels, per benchmark check.
+"""Agreement of judges with hand labels, per benchmark check and per split.
 
-- ``precisewikiqa`` (benchmarks/data/judge_agreement.jsonl): question, gold answer, response and a hand
+- ``precisewikiqa`` (benchmarks/data/judge_agreement*.jsonl): question, gold answer, response and a hand
   label abstained / correct / hallucinated. Reports 3-way outcome agreement, abstention accuracy and
   correctness accuracy on the items labelled as attempts.
-- ``nonexistent_refusal`` (benchmarks/data/does_believe_agreement.jsonl): a request about a non-existent
-  entity, the response and a hand label believed / not_believed, per split (``tuning``: items seen
-  while the rule's phrases were extended; ``holdout``: written afterwards). Reports agreement, believing
-  responses judged as refusals, and refusals judged as believing.
+- ``nonexistent_refusal`` (benchmarks/data/does_believe_agreement*.jsonl): a request about a non-existent
+  entity, the response and a hand label believed / not_believed. Reports agreement, believing responses
+  judged as refusals, and refusals judged as believing.
 
-Responses are SmolLM2-135M outputs plus hand-written chat-model-style replies (see each line's `source`).
+Each line's ``split`` says when it was written relative to the rule: ``tuning`` (seen while the round-1
+rule was written), ``holdout-r1`` (written after round 1, seen in round 2), ``cases-r2`` (round-2 cases,
+written before the round-2 rule ran, seen while it was written) and ``holdout-r2`` (the ``*_holdout``
+files: written after the round-2 rule was frozen, before running it). Responses are SmolLM2-135M outputs
+plus hand-written chat-model-style replies (see each line's ``source``).
 Usage: python benchmarks/judge_agreement.py [--sets precisewikiqa nonexistent_refusal] [--judges rule smollm2]
 """
 
@@ -16,44 +19,73 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from hallu_metrics import nonexistent_refusal, precisewikiqa
-from hallu_metrics.judges import make_judge
+from hallu_metrics.contract import Benchmark
+from hallu_metrics.judges.judge_set import JudgeSet
+from hallu_metrics.pipeline import judge_responses
 
 DATA = Path(__file__).resolve().parent / "data"
+FILES = {
+    "precisewikiqa": ("judge_agreement.jsonl", "judge_agreement_holdout.jsonl"),
+    "nonexistent_refusal": ("does_believe_agreement.jsonl", "does_believe_agreement_holdout.jsonl"),
+}
 
 
-def read(name: str) -> list[dict]:
-    return [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+def read(names: tuple[str, ...]) -> list[dict]:
+    return [
+        json.loads(line)
+        for name in names
+        for line in (DATA / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+
+
+def outcomes(benchmark: Benchmark, items: list[dict], docs: list[dict], spec: str) -> list[str]:
+    """Each item's judged outcome, through the benchmark's own judging chain with judge ``spec``."""
+    judges = JudgeSet({"judge": spec})
+    try:
+        records = judge_responses(benchmark, [i["response"] for i in items], docs, judges, desc=f"{spec} judge")
+    finally:
+        judges.close()
+    return [r["outcome"] for r in records]
+
+
+def splits(items: list[dict], outcomes: list[str]) -> Iterator[tuple[str, list[tuple[str, str]]]]:
+    """(split, [(judged outcome, hand label)]) per split in file order, then for all items."""
+    names = list(dict.fromkeys(item["split"] for item in items))
+    for name in [*names, "all"]:
+        yield name, [(o, i["label"]) for o, i in zip(outcomes, items) if name in ("all", i["split"])]
 
 
 def precisewikiqa_table(judges: list[str]) -> None:
-    items = read("judge_agreement.jsonl")
+    items = read(FILES["precisewikiqa"])
     docs = [{"question": i["question"], "answer": i["gold"]} for i in items]
     labels = [i["label"] for i in items]
-    print(f"\nPreciseWikiQA, {len(items)} hand-labelled responses: " + ", ".join(f"{l} {labels.count(l)}" for l in sorted(set(labels))) + "\n")
-    print("| judge | outcome agreement | abstention accuracy | correctness accuracy (attempts) | unjudged |")
-    print("|---|---:|---:|---:|---:|")
+    print(f"\nPreciseWikiQA, {len(items)} hand-labelled responses: "
+          + ", ".join(f"{label} {labels.count(label)}" for label in sorted(set(labels))) + "\n")
+    print("| judge | split | n | outcome agreement | abstention accuracy | correctness accuracy (attempts) | unjudged |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for spec in judges:
-        outcomes = [r["outcome"] for r in precisewikiqa.judge_responses([i["response"] for i in items], docs, make_judge(spec))]
-        agree = sum(o == l for o, l in zip(outcomes, labels)) / len(items)
-        abst = sum((o == "abstained") == (l == "abstained") for o, l in zip(outcomes, labels)) / len(items)
-        attempts = [(o, l) for o, l in zip(outcomes, labels) if l != "abstained" and o in ("correct", "hallucinated")]
-        corr = sum(o == l for o, l in attempts) / len(attempts) if attempts else float("nan")
-        print(f"| `{spec}` | {agree:.1%} | {abst:.1%} | {corr:.1%} (n={len(attempts)}) | {outcomes.count('unjudged')} |")
+        for split, chosen in splits(items, outcomes(precisewikiqa.BENCHMARK, items, docs, spec)):
+            agree = sum(o == label for o, label in chosen) / len(chosen)
+            abst = sum((o == "abstained") == (label == "abstained") for o, label in chosen) / len(chosen)
+            attempts = [(o, label) for o, label in chosen if label != "abstained" and o in ("correct", "hallucinated")]
+            corr = f"{sum(o == label for o, label in attempts) / len(attempts):.1%}" if attempts else "n/a"
+            unjudged = sum(o == "unjudged" for o, _ in chosen)
+            print(f"| `{spec}` | {split} | {len(chosen)} | {agree:.1%} | {abst:.1%} | {corr} (n={len(attempts)}) "
+                  f"| {unjudged} |")
 
 
 def nonexistent_refusal_table(judges: list[str]) -> None:
-    items = read("does_believe_agreement.jsonl")
-    print(f"\nNonExistentRefusal does_believe, {len(items)} hand-labelled responses ('tuning': seen while the rule's "
-          "phrases were extended; 'holdout': written afterwards)\n")
+    items = read(FILES["nonexistent_refusal"])
+    print(f"\nNonExistentRefusal does_believe, {len(items)} hand-labelled responses\n")
     print("| judge | split | n | agreement | believing judged as refusal | refusal judged as believing | unjudged |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for spec in judges:
-        records = nonexistent_refusal.judge_responses([i["response"] for i in items], items, make_judge(spec))
-        for split in ("tuning", "holdout", "all"):
-            chosen = [(r["outcome"], i["label"]) for r, i in zip(records, items) if split in ("all", i["split"])]
+        for split, chosen in splits(items, outcomes(nonexistent_refusal.MIXED, items, items, spec)):
             labels = [label for _, label in chosen]
             agree = sum(o == label for o, label in chosen) / len(chosen)
             missed_belief = sum(o == "not_believed" and label == "believed" for o, label in chosen)
