@@ -66,7 +66,8 @@ def precisewikiqa_table(judges: list[str]) -> None:
     labels = [i["label"] for i in items]
     print(f"\nPreciseWikiQA, {len(items)} hand-labelled responses: "
           + ", ".join(f"{label} {labels.count(label)}" for label in sorted(set(labels))) + "\n")
-    print("| judge | split | n | outcome agreement | abstention accuracy | correctness accuracy (attempts) | unjudged |")
+    print("| judge | split | n | outcome agreement | abstention accuracy | correctness accuracy (attempts) "
+          "| unjudged |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for spec in judges:
         for split, chosen in splits(items, outcomes(precisewikiqa.BENCHMARK, items, docs, spec)):
@@ -91,8 +92,8 @@ def nonexistent_refusal_table(judges: list[str]) -> None:
             missed_belief = sum(o == "not_believed" and label == "believed" for o, label in chosen)
             missed_refusal = sum(o == "believed" and label == "not_believed" for o, label in chosen)
             unjudged = sum(o == "unjudged" for o, _ in chosen)
-            print(f"| `{spec}` | {split} | {len(chosen)} | {agree:.1%} | {missed_belief} of {labels.count('believed')} | "
-                  f"{missed_refusal} of {labels.count('not_believed')} | {unjudged} |")
+            print(f"| `{spec}` | {split} | {len(chosen)} | {agree:.1%} | {missed_belief} of {labels.count('believed')} "
+                  f"| {missed_refusal} of {labels.count('not_believed')} | {unjudged} |")
 
 
 TABLES = {"precisewikiqa": precisewikiqa_table, "nonexistent_refusal": nonexistent_refusal_table}
