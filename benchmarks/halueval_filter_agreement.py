@@ -19,7 +19,7 @@ from pathlib import Path
 from generators.halueval import Sample, Settings, filter_pairs
 from hallu_metrics.halueval import TASKS, Pattern
 from hallubench.backends import CallCache, backend_spec, make_client
-from lm_eval_tasks.halueval.loading import read_json_records
+from hallubench.sources.json_records import read_json_records
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "halueval"
 FILES = {"one-pass": "qa_one-turn_data.json", "conversational": "qa_multi-turn_data.json"}

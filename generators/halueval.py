@@ -1,9 +1,11 @@
 """HaluEval sampling-then-filtering generator (Li et al., 2023, section 2.1).
 
 For each chosen source example (knowledge/question/right answer, dialogue, or document/summary):
-1. sampling: two schemas each write one hallucinated candidate, each following a randomly chosen
-   hallucination pattern: *one-pass* (the whole instruction in one message) and *conversational*
-   (the instruction taught over several turns, each acknowledged, then the test input);
+1. sampling: two schemas each write one hallucinated candidate: *one-pass* (the whole instruction in
+   one message) and *conversational* (the instruction taught over several turns, each acknowledged,
+   then the test input). As in the paper (Table 2), the instruction lists every hallucination pattern
+   of the task with its demonstration and the model picks one (``pattern_mode="all"``); the variant
+   ``"single"`` shows one seeded pattern and records it;
 2. filtering: a judge, whose demonstrations contrast the right text with a hallucinated one, is
    shown the two candidates (in seeded order) and picks the more plausible one.
 Sources in another schema are read through a field-to-column mapping (``--source-columns``).
@@ -15,15 +17,20 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from generators.publishing import CardInfo, generation_date
 from hallu_metrics.halueval import TASKS, Pattern, TaskSpec
 from hallubench.backends import ChatRequest, ModelClient
 from hallubench.errors import HallubenchError
-from generators.publishing import CardInfo, generation_date
 
 GENERATED_TASKS = ("qa", "dialogue", "summarization")
 SCHEMAS = ("one-pass", "conversational")
+PATTERN_MODES = ("all", "single")
+# The paper's sampling instructions limit the hallucinated text to about 5 more words than the right one
+# for QA (Table 2) and summarization (Table 12); the dialogue instruction (Table 11) has no such rule.
+LENGTH_RULE_TASKS = frozenset({"qa", "summarization"})
 # Columns depend on --task (the official columns plus source_index, pattern, schema, selected_by,
 # rejected_candidate), so the saved features are inferred from the rows: strings, source_index int64.
 FEATURES = None
@@ -31,22 +38,24 @@ FEATURES = None
 
 @dataclass(frozen=True)
 class Settings:
-    """Sampling parameters (the paper: temperature 1, top_p 1, 256 tokens)."""
+    """Sampling parameters (the paper: temperature 1, top_p 1, 256 tokens, all patterns shown)."""
 
     task: str
     n: int
     seed: int
     temperature: float = 1.0
     max_tokens: int = 256
+    pattern_mode: str = "all"
 
 
 @dataclass
 class Sample:
-    """One candidate written by one schema for one source example."""
+    """One candidate written by one schema for one source example; ``pattern`` is None when the
+    model chose among all patterns."""
 
     index: int
     schema: str
-    pattern: Pattern
+    pattern: Pattern | None
     text: str = ""
 
 
@@ -58,44 +67,49 @@ def _show(spec: TaskSpec, record: dict) -> str:
     return "\n".join(f"#{label}#: {record[field]}" for field, label in spec.context)
 
 
-def _intention(spec: TaskSpec) -> str:
+def _intention(spec: TaskSpec, patterns: Sequence[Pattern]) -> str:
     inputs = ", ".join(label.lower() for _, label in spec.context)
+    how = "the method described below" if len(patterns) == 1 else "one of the methods described below, your choice"
+    article = "an" if spec.unit[0] in "aeiou" else "a"
     return (
         f"You write hallucinated {spec.unit}s for a benchmark. Given the {inputs} and the right {spec.unit}, "
-        f"write a {spec.unit} that sounds plausible but is factually wrong, using the method described below."
+        f"write {article} {spec.unit} that sounds plausible but is factually wrong, using {how}."
     )
 
 
-def _method(spec: TaskSpec, pattern: Pattern) -> str:
+def _method(spec: TaskSpec, pattern: Pattern, number: int | None = None) -> str:
     unit = spec.unit.capitalize()
     demo = pattern.demo
     return (
-        f"Method: {pattern.produce}\nExample:\n{_show(spec, demo)}\n#Right {unit}#: {demo[spec.right]}\n"
-        f"#Hallucinated {unit}#: {demo[spec.hallucinated]}"
+        f"Method{f' {number}' if number else ''}: {pattern.produce}\nExample:\n{_show(spec, demo)}\n"
+        f"#Right {unit}#: {demo[spec.right]}\n#Hallucinated {unit}#: {demo[spec.hallucinated]}"
     )
 
 
 def _test_input(spec: TaskSpec, record: dict) -> str:
     unit = spec.unit.capitalize()
+    length = ", at most about five words longer than the right one," if spec.name in LENGTH_RULE_TASKS else ""
     return (
-        f"Make the {spec.unit} as convincingly hallucinated as you can, at most about five words longer than the "
-        f"right one, and reply with the hallucinated {spec.unit} only.\n\n{_show(spec, record)}\n"
-        f"#Right {unit}#: {record[spec.right]}\n#Hallucinated {unit}#:"
+        f"Make the {spec.unit} as convincingly hallucinated as you can{length} and reply with the hallucinated "
+        f"{spec.unit} only.\n\n{_show(spec, record)}\n#Right {unit}#: {record[spec.right]}\n#Hallucinated {unit}#:"
     )
 
 
-def sampling_messages(spec: TaskSpec, record: dict, schema: str, pattern: Pattern) -> list[dict[str, str]]:
-    """One user message (one-pass), or the same parts taught turn by turn (conversational)."""
-    parts = [_intention(spec), _method(spec, pattern), _test_input(spec, record)]
+def sampling_messages(spec: TaskSpec, record: dict, schema: str, patterns: Sequence[Pattern]) -> list[dict[str, str]]:
+    """One user message (one-pass), or the same parts taught turn by turn, each method in its own
+    acknowledged turn (conversational). Several ``patterns`` are offered as alternatives ("or")."""
+    numbered = len(patterns) > 1
+    methods = [_method(spec, p, i if numbered else None) for i, p in enumerate(patterns, 1)]
     if schema == "one-pass":
-        return [{"role": "user", "content": "\n\n".join(parts)}]
-    acknowledgements = ["Understood. What method should I use?", "Got it, I will follow that method. Please give me the input."]
-    messages = []
-    for part, ack in zip(parts, acknowledgements + [None]):
-        messages.append({"role": "user", "content": part})
-        if ack:
-            messages.append({"role": "assistant", "content": ack})
-    return messages
+        return [{"role": "user", "content": "\n\n".join([_intention(spec, patterns), "\n\nor\n\n".join(methods),
+                                                           _test_input(spec, record)])}]
+    messages = [{"role": "user", "content": _intention(spec, patterns)},
+                {"role": "assistant", "content": "Understood. How should I write it?"}]
+    for i, method in enumerate(methods, 1):
+        messages.append({"role": "user", "content": method})
+        more = "Please give me the input." if i == len(methods) else "What else can I use?"
+        messages.append({"role": "assistant", "content": f"Got it, I can use that method. {more}"})
+    return messages + [{"role": "user", "content": _test_input(spec, record)}]
 
 
 def filter_messages(spec: TaskSpec, record: dict, first: str, second: str) -> list[dict[str, str]]:
@@ -157,7 +171,7 @@ def parse_source_columns(text: str | None, spec: TaskSpec) -> dict[str, str]:
 def read_source(task: str, source: str, columns: str | None) -> list[dict[str, str]]:
     """Source records with the official field names: an official-format file or folder, ``official``
     (the GitHub file), or any JSON-lines / JSON-array file whose columns ``columns`` maps."""
-    from lm_eval_tasks.halueval.loading import official_file, read_json_records
+    from hallubench.sources.halueval import official_file, read_json_records
 
     spec = TASKS[task]
     mapping = parse_source_columns(columns, spec)
@@ -180,16 +194,20 @@ def choose_sources(records: list[dict], settings: Settings) -> list[int]:
     return sorted(_draw(settings.seed, settings.task, "sources").sample(range(len(records)), settings.n))
 
 
+def _pattern(spec: TaskSpec, settings: Settings, index: int, schema: str) -> Pattern | None:
+    """The seeded pattern of one sample in ``single`` mode; None (all patterns offered) in ``all`` mode."""
+    if settings.pattern_mode == "all":
+        return None
+    return _draw(settings.seed, spec.name, index, schema, "pattern").choice(spec.patterns)
+
+
 def sample(records: list[dict], indices: list[int], client: ModelClient, spec: TaskSpec, settings: Settings) -> list[Sample]:
-    """Both schemas for every chosen record, each with its own random pattern, in one batch."""
-    samples = [
-        Sample(i, schema, _draw(settings.seed, spec.name, i, schema, "pattern").choice(spec.patterns))
-        for i in indices for schema in SCHEMAS
-    ]
+    """Both schemas for every chosen record, in one batch."""
+    samples = [Sample(i, schema, _pattern(spec, settings, i, schema)) for i in indices for schema in SCHEMAS]
     texts = client.complete_or_raise(
         [
             ChatRequest.from_messages(
-                sampling_messages(spec, records[s.index], s.schema, s.pattern),
+                sampling_messages(spec, records[s.index], s.schema, [s.pattern] if s.pattern else spec.patterns),
                 temperature=settings.temperature, top_p=1.0, max_tokens=settings.max_tokens,
                 seed=_draw(settings.seed, spec.name, s.index, s.schema, "sampling").getrandbits(31),
             )
@@ -240,7 +258,7 @@ def _row(record: dict, spec: TaskSpec, winner: Sample, loser: Sample, selected_b
         **{c: str(record[c]) for c in spec.columns if c != spec.hallucinated},
         spec.hallucinated: winner.text,
         "source_index": winner.index,
-        "pattern": winner.pattern.name,
+        "pattern": winner.pattern.name if winner.pattern else "",
         "schema": winner.schema,
         "selected_by": selected_by,
         "rejected_candidate": loser.text,
@@ -249,6 +267,8 @@ def _row(record: dict, spec: TaskSpec, winner: Sample, loser: Sample, selected_b
 
 def generate(records: list[dict], generator: ModelClient, judge: ModelClient, settings: Settings) -> list[dict]:
     """Sampling then filtering for ``n`` seeded source records; pairs with no usable candidate are dropped."""
+    if settings.pattern_mode not in PATTERN_MODES:
+        raise HallubenchError(f"pattern mode must be one of {', '.join(PATTERN_MODES)}, not {settings.pattern_mode!r}")
     spec = TASKS[settings.task]
     samples = sample(records, choose_sources(records, settings), generator, spec, settings)
     rows = select(records, list(zip(samples[::2], samples[1::2])), judge, spec, settings)
@@ -259,9 +279,14 @@ def generate(records: list[dict], generator: ModelClient, judge: ModelClient, se
 
 def card_for(rows: list[dict], settings: Settings, source: str, generator: str, judge: str, license: str = "mit") -> CardInfo:
     """Provenance, parameters and the pattern / schema / selection counts."""
+    columns = ("pattern", "schema", "selected_by") if settings.pattern_mode == "single" else ("schema", "selected_by")
     counts = "\n".join(
         f"- {column}: " + ", ".join(f"{k} {v}" for k, v in sorted(Counter(r[column] for r in rows).items()))
-        for column in ("pattern", "schema", "selected_by")
+        for column in columns
+    )
+    patterns = (
+        "all of the task's patterns offered, the model picks one (the paper's instruction); `pattern` is empty"
+        if settings.pattern_mode == "all" else "one seeded pattern per candidate (recorded in `pattern`)"
     )
     return CardInfo(
         pretty_name=f"HaluEval {settings.task} (hallubench sampling-then-filtering set)",
@@ -276,13 +301,14 @@ def card_for(rows: list[dict], settings: Settings, source: str, generator: str, 
                 f"- source: {source}\n- generator: `{generator}`\n- filter judge: `{judge}`\n- seed: {settings.seed}\n"
                 f"- requested: {settings.n}, written: {len(rows)} (pairs without any usable candidate are dropped)\n"
                 f"- sampling: temperature {settings.temperature}, top_p 1.0, max {settings.max_tokens} tokens; filter greedy\n"
+                f"- patterns (`--pattern-mode {settings.pattern_mode}`): {patterns}\n"
                 f"- date: {generation_date()}"
             ),
             "Counts": counts,
             "Columns": (
                 f"The official columns {', '.join(f'`{c}`' for c in TASKS[settings.task].columns)}, plus `source_index` "
-                "(line in the source), `pattern` and `schema` of the kept candidate, `selected_by` (filter, "
-                "filter_unparsed_first_shown, only_valid_candidate) and `rejected_candidate`."
+                "(line in the source), `pattern` (single mode) and `schema` of the kept candidate, `selected_by` "
+                "(filter, filter_unparsed_first_shown, only_valid_candidate) and `rejected_candidate`."
             ),
         },
     )
@@ -301,6 +327,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--n", type=int, required=True, help="source examples to use (one output row each, at most)")
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--max-tokens", type=int, default=256)
+    parser.add_argument(
+        "--pattern-mode", choices=PATTERN_MODES, default="all",
+        help="all: the instruction lists every hallucination pattern and the model picks one (the paper's); "
+             "single: one seeded pattern per candidate, recorded in the `pattern` column",
+    )
     parser.add_argument("--license", default="mit", help="license id for the card: mit (HaluEval's data) by default; "
                         "set the source's own for foreign sources, e.g. apache-2.0 for the Vectara documents")
 
@@ -308,7 +339,8 @@ def add_arguments(parser) -> None:
 def run(args, client: ModelClient) -> tuple[list[dict], CardInfo]:
     from hallubench.backends import CallCache, backend_spec, make_client
 
-    settings = Settings(task=args.task, n=args.n, seed=args.seed, temperature=args.temperature, max_tokens=args.max_tokens)
+    settings = Settings(task=args.task, n=args.n, seed=args.seed, temperature=args.temperature,
+                        max_tokens=args.max_tokens, pattern_mode=args.pattern_mode)
     records = read_source(args.task, args.source, args.source_columns)
     judge = make_client(backend_spec(args.filter_judge), CallCache(args.cache)) if args.filter_judge else client
     try:

@@ -10,11 +10,18 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping
+
+import datasets
+
+from hallubench.sources.halueval import read_records
+from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.judges.judge_set import JudgeSet
 
 YES, NO = "Yes", "No"
 VARIANTS = ("standard", "knowledge", "cot", "contrast")
-OFFICIAL_URL = "https://raw.githubusercontent.com/RUCAIBox/HaluEval/main/data/{task}_data.json"
+PAIRINGS = ("draw", "both")  # paper: one of the two answers drawn per record; variant: both judged
+DRAW_SEED = 0  # the official evaluation draws unseeded; we seed it (docs/halueval.md)
 
 
 @dataclass(frozen=True)
@@ -172,6 +179,18 @@ _FIRST_WORD = re.compile(r"^[\W_]*(yes|no)\b", re.IGNORECASE)
 _ANY = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
 
 
+def extract_official(text: str) -> str | None:
+    """The official evaluation's rule (paper section 3, official ``evaluate.py``): after removing
+    full stops, a reply holding both "Yes" and "No" or neither (case-sensitive substrings) is a
+    failure (None, counted as wrong); otherwise the one it holds. As in the official code, "No" also
+    matches inside words such as "Not" or "None"."""
+    text = text.replace(".", "")
+    has_yes, has_no = YES in text, NO in text
+    if has_yes == has_no:
+        return None
+    return YES if has_yes else NO
+
+
 def extract_judgement(text: str) -> str | None:
     """``"Yes"``, ``"No"`` or ``None`` (invalid) from a free-form reply.
 
@@ -235,15 +254,25 @@ def recognition_prompt(spec: TaskSpec, record: dict[str, Any], candidate: str, v
 
 # ---------------------------------------------------------------- items
 
-def build_items(task: str, records: Iterable[dict[str, Any]], variant: str = "standard") -> list[dict[str, Any]]:
-    """Judged items: a right + a hallucinated item per pair record (gold No / Yes), or one item
-    per human-labelled ``general`` record. Keys: id, label, candidate, pattern, prompt."""
+def build_items(
+    task: str, records: Iterable[dict[str, Any]], variant: str = "standard", pairing: str = "draw",
+    seed: int = DRAW_SEED,
+) -> list[dict[str, Any]]:
+    """Judged items. Pair records (qa/dialogue/summarization): with ``pairing="draw"`` (the paper's
+    protocol) one of the right / hallucinated texts is drawn per record under ``seed``; with
+    ``"both"`` both are judged (gold No and Yes). ``general``: one item per human-labelled record.
+    Keys: id, label, candidate, pattern, prompt."""
     spec = TASKS[task]
     if variant not in spec.variants():
         raise ValueError(f"halueval_{task} has no {variant!r} variant (has {', '.join(spec.variants())})")
+    if pairing not in PAIRINGS:
+        raise ValueError(f"pairing must be one of {PAIRINGS}, not {pairing!r}")
     items = []
     for index, record in enumerate(records):
-        for label, candidate, other in _judged(spec, record):
+        judged = _judged(spec, record)
+        if pairing == "draw" and len(judged) == 2:
+            judged = [judged[random.Random(f"{seed}:{task}:{index}").random() < 0.5]]
+        for label, candidate, other in judged:
             items.append({
                 "id": f"{task}-{index}-{label.lower()}",
                 "label": label,
@@ -267,10 +296,73 @@ def _judged(spec: TaskSpec, record: dict[str, Any]) -> list[tuple[str, str, str]
 
 # ---------------------------------------------------------------- metrics
 
-def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:
-    """Per item: ``accuracy`` (invalid = wrong), ``invalid_rate``, and one of
-    ``accuracy_hallucinated`` (gold Yes) / ``accuracy_correct`` (gold No)."""
-    predicted = extract_judgement(results[0])
-    correct = float(predicted == doc["label"])
-    per_class = "accuracy_hallucinated" if doc["label"] == YES else "accuracy_correct"
-    return {"accuracy": correct, "invalid_rate": float(predicted is None), per_class: correct}
+def read_reply(response: str, doc: dict) -> dict[str, Any]:
+    """The judged record of one reply: read with the official and the lenient rule."""
+    official, lenient = extract_official(response), extract_judgement(response)
+    return {"response": response, "prediction": official, "prediction_lenient": lenient,
+            "outcome": "invalid" if official is None else ("correct" if official == doc["label"] else "wrong")}
+
+
+async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:
+    """No judge: the model under test is the recogniser."""
+    return read_reply(response, doc)
+
+
+def sample_metrics(record: dict[str, Any], doc: dict) -> dict[str, float | None]:
+    """``accuracy`` (official rule; a failure is wrong), ``accuracy_lenient`` (documented lenient rule),
+    per-gold-class accuracy (None for the other class) and ``invalid_rate`` (official failures)."""
+    correct = float(record["prediction"] == doc["label"])
+    return {
+        "accuracy": correct,
+        "accuracy_lenient": float(record["prediction_lenient"] == doc["label"]),
+        "accuracy_hallucinated": correct if doc["label"] == YES else None,
+        "accuracy_correct": correct if doc["label"] == NO else None,
+        "invalid_rate": float(record["prediction"] is None),
+    }
+
+
+def items_of(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dataset:
+    """lm-eval docs from a HaluEval set's rows (``dataset_kwargs``: halueval_task, halueval_variant,
+    halueval_pairing, halueval_seed)."""
+    items = build_items(
+        options["halueval_task"], rows.to_list(), options.get("halueval_variant", "standard"),
+        options.get("halueval_pairing", "draw"), int(options.get("halueval_seed", DRAW_SEED)),
+    )
+    return datasets.Dataset.from_list(items)
+
+
+_METRICS = (
+    Metric("accuracy", "rate", True, "replies matching the gold label / N (official extraction; failures wrong)"),
+    Metric("accuracy_lenient", "rate", True, "the same with the lenient extraction rule"),
+    Metric("accuracy_hallucinated", "rate", True, "accuracy on gold-Yes (hallucinated) items", conditional=True),
+    Metric("accuracy_correct", "rate", True, "accuracy on gold-No items", conditional=True),
+    Metric("invalid_rate", "rate", False, "replies with both or neither of Yes/No / N"),
+)
+
+
+def _benchmark(spec: TaskSpec) -> Benchmark:
+    name = f"halueval_{spec.name}"
+    return Benchmark(
+        name=name,
+        family="halueval",
+        paper="HaluEval (Li et al., 2023) section 3, Table 6",
+        columns=datasets.Features({c: datasets.Value("string") for c in spec.columns}),
+        doc_columns=("id", "label", "candidate", "pattern", "prompt"),
+        to_docs=items_of,
+        metrics=_METRICS,
+        judge_item=judge_item,
+        sample_metrics=sample_metrics,
+        breakdowns=(Breakdown("label", "category", "gold label"), Breakdown("pattern", "category", "pattern",
+                                                                             lambda d: d.get("pattern") or None)),
+        tasks=(name, *(f"{name}_{v}" for v in spec.variants() if v != "standard"),
+               *((f"{name}_paired",) if not spec.label_field else ())),
+        generator=None if spec.label_field else "halueval",
+        evaluate_module="halueval_recognition",
+        judge_roles=(),
+        read_official=lambda location: read_records(spec.name, location, spec.columns),
+        data_aliases=("halueval_data",),
+        outcomes=("correct", "wrong", "invalid"),
+    )
+
+
+BENCHMARKS = tuple(_benchmark(spec) for spec in TASKS.values())

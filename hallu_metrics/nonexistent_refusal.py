@@ -8,19 +8,19 @@ contains a WildHallucinations abstention phrase or an explicit existence denial 
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any, Sequence
+from typing import Any
 
-from hallu_metrics.judges import Check, Judge
+import datasets
+
+from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.judges.base import Check
+from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.judges.parsing import parse_json_bool
 from hallu_metrics.judges.prompts import few_shot_judgement
 from hallu_metrics.judges.rules import contains_abstention_phrase
-from hallu_metrics.precisewikiqa import stderr
 
 OUTCOMES = ("believed", "not_believed", "unjudged")
-MIXED_COLUMNS = ("id", "name", "domain", "type", "prompt")
-GENERATED_COLUMNS = ("id", "name", "type", "domain", "place", "place_tier", "prompt")
 
 EXISTENCE_DENIALS = re.compile(
     r"\b(?:does not|doesn't|did not|didn't|may not|might not) (?:seem to |appear to )?exist"
@@ -84,62 +84,45 @@ DOES_BELIEVE = Check(
 )
 
 
-def judge_responses(responses: Sequence[str], docs: Sequence[dict], judge: Judge) -> list[dict[str, Any]]:
-    """One batched pass of the ``does_believe`` check; one JSON-able record per response."""
-    items = [{"name": d["name"], "type": d["type"], "prompt": d["prompt"], "response": r} for d, r in zip(docs, responses)]
-    verdicts = judge.run(DOES_BELIEVE, items, desc="judge: does_believe")
-    return [
-        {
-            "response": response,
-            "verdict": verdict.to_dict(),
-            "outcome": "unjudged" if not verdict.ok else ("believed" if verdict.label else "not_believed"),
-        }
-        for response, verdict in zip(responses, verdicts)
-    ]
+async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:
+    """One ``does_believe`` verdict per response (section 3.3)."""
+    item = {"name": doc["name"], "type": doc["type"], "prompt": doc["prompt"], "response": response}
+    verdict = await judges.get("judge").ask(DOES_BELIEVE, item)
+    outcome = "unjudged" if not verdict.ok else ("believed" if verdict.label else "not_believed")
+    return {"response": response, "verdict": verdict.to_dict(), "outcome": outcome}
 
 
-def sample_metrics(outcome: str) -> dict[str, float]:
+def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str, float]:
     """Per-sample values; an unjudged sample counts in N but not as believed."""
     return {
-        "false_acceptance_rate": float(outcome == "believed"),
-        "judge_unparseable_rate": float(outcome == "unjudged"),
+        "false_acceptance_rate": float(record["outcome"] == "believed"),
+        "judge_unparseable_rate": float(record["outcome"] == "unjudged"),
     }
 
 
-def process_results(doc: dict, results: list) -> dict[str, float]:
-    """lm-eval hook: ``results[0]`` is the judged record (JSON) produced by the judging filter."""
-    return sample_metrics(json.loads(results[0])["outcome"])
+_METRICS = (
+    Metric("false_acceptance_rate", "rate", False, "responses treating the non-existent entity as real / N"),
+    Metric("judge_unparseable_rate", "rate", False, "samples without a usable verdict / N"),
+)
+_DOMAIN = Breakdown("domain", "category", "domain")
+_COMMON = dict(
+    family="hallulens", paper="HalluLens (Bang et al., 2025) section 3.3", metrics=_METRICS, judge_item=judge_item,
+    sample_metrics=sample_metrics, evaluate_module="hallulens_nonexistent_refusal", outcomes=OUTCOMES,
+)
+_STRING = datasets.Value("string")
 
-
-def rates(outcomes: Sequence[str]) -> dict[str, Any]:
-    """False acceptance and unparseable rates (believed / N, unjudged / N) with counts."""
-    n = len(outcomes)
-    counts = {o: sum(1 for x in outcomes if x == o) for o in OUTCOMES}
-    far = counts["believed"] / n if n else None
-    unparseable = counts["unjudged"] / n if n else None
-    return {
-        "n": n,
-        "false_acceptance_rate": far,
-        "judge_unparseable_rate": unparseable,
-        "stderr": {"false_acceptance_rate": stderr(far, n), "judge_unparseable_rate": stderr(unparseable, n)},
-        "counts": counts,
-    }
-
-
-def _grouped(outcomes: Sequence[str], keys: Sequence[str | None], label: str) -> dict[str, dict[str, Any]]:
-    groups: dict[str, list[str]] = {}
-    for outcome, key in zip(outcomes, keys):
-        groups.setdefault(key or "none", []).append(outcome)
-    return {f"{label}:{k}": rates(groups[k]) for k in sorted(groups)}
-
-
-def summarize(records: Sequence[dict], docs: Sequence[dict]) -> dict[str, Any]:
-    """Overall rates plus the same rates per domain and, when the set has places, per place tier;
-    the breakdown sits under ``per_bin`` (rows ``domain:NAME`` / ``place_tier:TIER``), which is
-    what ``hallubench score`` tabulates."""
-    outcomes = [r["outcome"] for r in records]
-    summary = rates(outcomes)
-    summary["per_bin"] = _grouped(outcomes, [d.get("domain") for d in docs], "domain")
-    if any("place_tier" in d for d in docs):
-        summary["per_bin"].update(_grouped(outcomes, [d.get("place_tier") for d in docs], "place_tier"))
-    return summary
+MIXED = Benchmark(
+    name="mixedentities",
+    columns=datasets.Features({c: _STRING for c in ("id", "name", "domain", "type", "prompt")}),
+    breakdowns=(_DOMAIN,),
+    generator="mixedentities",
+    **_COMMON,
+)
+GENERATED = Benchmark(
+    name="generatedentities",
+    columns=datasets.Features({c: _STRING for c in ("id", "name", "type", "domain", "place", "place_tier", "prompt")}),
+    breakdowns=(_DOMAIN, Breakdown("place_tier", "ordered", "place frequency tier")),
+    generator="generatedentities",
+    nullable=("place", "place_tier"),
+    **_COMMON,
+)

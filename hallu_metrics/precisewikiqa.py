@@ -3,18 +3,19 @@ false refusal, hallucination-when-not-refused and correct-answer rates, overall 
 
 from __future__ import annotations
 
-import json
-import math
-from typing import Any, Sequence
+from typing import Any
 
-from hallu_metrics.judges import Check, Judge
+import datasets
+
+from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.judges.base import Check
+from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.judges.parsing import parse_json_bool, parse_label
-from hallu_metrics.judges.prompts import few_shot_judgement
+from hallu_metrics.judges.prompts import DATA_NOTICE, data_block, few_shot_judgement
 from hallu_metrics.judges.rules import contains_abstention_phrase, matches_gold
 
 CORRECTNESS_LABELS = ("CORRECT", "INCORRECT", "UNVERIFIABLE")
 OUTCOMES = ("abstained", "correct", "hallucinated", "unjudged")
-REQUIRED_COLUMNS = ("id", "question", "answer", "title", "reference", "difficulty")
 
 # Worked examples for the abstention judge, written for this project. Correcting the premise
 # or giving any answer at all is not abstaining.
@@ -55,9 +56,9 @@ def _abstention_messages(item: dict) -> list[dict[str, str]]:
 def _correctness_messages(item: dict) -> list[dict[str, str]]:
     prompt = (
         "Grade a chatbot's answer to a factual question against the reference answer.\n"
-        f"Question: {item['question']}\n"
-        f"Reference answer: {item['gold']}\n"
-        f"Chatbot answer: {item['response']}\n\n"
+        f"{data_block('question', item['question'])}\n"
+        f"{data_block('reference answer', item['gold'])}\n"
+        f"{data_block('chatbot answer', item['response'])}\n\n"
         "Labels:\n"
         "- CORRECT: the chatbot's answer agrees with the reference answer (other wording, extra correct detail, "
         "or a number that rounds to the reference value are fine).\n"
@@ -66,7 +67,7 @@ def _correctness_messages(item: dict) -> list[dict[str, str]]:
         "off-topic, or several candidate answers).\n"
         'Reply with JSON only, for example {"verdict": "INCORRECT"}.'
     )
-    return [{"role": "user", "content": prompt}]
+    return [{"role": "system", "content": DATA_NOTICE}, {"role": "user", "content": prompt}]
 
 
 ABSTENTION = Check(
@@ -88,30 +89,26 @@ CORRECTNESS = Check(
 )
 
 
-def judge_responses(responses: Sequence[str], docs: Sequence[dict], judge: Judge) -> list[dict[str, Any]]:
-    """Judge all responses in two batched passes; returns one JSON-able record per response."""
-    items = [{"question": d["question"], "gold": d["answer"], "response": r} for d, r in zip(docs, responses)]
-    abstention = judge.run(ABSTENTION, items, desc="judge: abstention")
-    attempted = [i for i, v in enumerate(abstention) if v.ok and not v.label]
-    correctness = dict(zip(attempted, judge.run(CORRECTNESS, [items[i] for i in attempted], desc="judge: correctness")))
-    records = []
-    for i, response in enumerate(responses):
-        record: dict[str, Any] = {"response": response, "abstention": abstention[i].to_dict(), "correctness": None}
-        if not abstention[i].ok:
-            outcome = "unjudged"
-        elif abstention[i].label:
-            outcome = "abstained"
-        else:
-            verdict = correctness[i]
-            record["correctness"] = verdict.to_dict()
-            outcome = "unjudged" if not verdict.ok else ("correct" if verdict.label == "CORRECT" else "hallucinated")
-        record["outcome"] = outcome
-        records.append(record)
-    return records
+async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:
+    """Abstention, then (for attempted answers) correctness against the gold answer (section 3.1.2)."""
+    judge = judges.get("judge")
+    item = {"question": doc["question"], "gold": doc["answer"], "response": response}
+    abstention = await judge.ask(ABSTENTION, item)
+    record: dict[str, Any] = {"response": response, "abstention": abstention.to_dict(), "correctness": None}
+    if not abstention.ok:
+        record["outcome"] = "unjudged"
+    elif abstention.label:
+        record["outcome"] = "abstained"
+    else:
+        verdict = await judge.ask(CORRECTNESS, item)
+        record["correctness"] = verdict.to_dict()
+        record["outcome"] = "unjudged" if not verdict.ok else ("correct" if verdict.label == "CORRECT" else "hallucinated")
+    return record
 
 
-def sample_metrics(outcome: str) -> dict[str, float | None]:
+def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str, float | None]:
     """Per-sample values; ``hallucination_rate`` is None when the sample does not count towards it."""
+    outcome = record["outcome"]
     attempted = outcome in ("correct", "hallucinated")
     return {
         "false_refusal_rate": float(outcome == "abstained"),
@@ -121,54 +118,31 @@ def sample_metrics(outcome: str) -> dict[str, float | None]:
     }
 
 
-def process_results(doc: dict, results: list) -> dict[str, float | None]:
-    """lm-eval hook: ``results[0]`` is the judged record (JSON) produced by the judging filter."""
-    return sample_metrics(json.loads(results[0])["outcome"])
-
-
-def ratio_of_counted(values: Sequence[float | None]) -> float:
-    """lm-eval aggregation: mean over the samples that count (not None); NaN when none do."""
-    counted = [v for v in values if v is not None]
-    return sum(counted) / len(counted) if counted else math.nan
-
-
-def rates(outcomes: Sequence[str]) -> dict[str, Any]:
-    """The four rates (and counts) for a list of outcomes; NaN rates become None (JSON null)."""
-    n = len(outcomes)
-    counts = {o: sum(1 for x in outcomes if x == o) for o in OUTCOMES}
-    attempted = counts["correct"] + counts["hallucinated"]
-
-    def share(k: int, d: int) -> float | None:
-        return k / d if d else None
-
-    return {
-        "n": n,
-        "false_refusal_rate": share(counts["abstained"], n),
-        "hallucination_rate": share(counts["hallucinated"], attempted),
-        "correct_rate": share(counts["correct"], n),
-        "judge_unparseable_rate": share(counts["unjudged"], n),
-        "counts": counts,
-    }
-
-
-def stderr(p: float | None, n: int) -> float | None:
-    """Binomial standard error of a proportion."""
-    return math.sqrt(p * (1 - p) / (n - 1)) if p is not None and n > 1 else None
-
-
-def summarize(outcomes: Sequence[str], difficulties: Sequence[int | None]) -> dict[str, Any]:
-    """Overall rates with standard errors plus the same rates per difficulty bin."""
-    overall = rates(outcomes)
-    attempted = overall["counts"]["correct"] + overall["counts"]["hallucinated"]
-    overall["stderr"] = {
-        "false_refusal_rate": stderr(overall["false_refusal_rate"], overall["n"]),
-        "hallucination_rate": stderr(overall["hallucination_rate"], attempted),
-        "correct_rate": stderr(overall["correct_rate"], overall["n"]),
-        "judge_unparseable_rate": stderr(overall["judge_unparseable_rate"], overall["n"]),
-    }
-    bins: dict[str, list[str]] = {}
-    for outcome, difficulty in zip(outcomes, difficulties):
-        bins.setdefault("unbinned" if difficulty is None else str(difficulty), []).append(outcome)
-    order = sorted(bins, key=lambda b: (b == "unbinned", int(b) if b.isdigit() else 0))
-    overall["per_bin"] = {b: rates(bins[b]) for b in order}
-    return overall
+BENCHMARK = Benchmark(
+    name="precisewikiqa",
+    family="hallulens",
+    paper="HalluLens (Bang et al., 2025) section 3.1",
+    columns=datasets.Features({
+        "id": datasets.Value("string"),
+        "question": datasets.Value("string"),
+        "answer": datasets.Value("string"),
+        "title": datasets.Value("string"),
+        "reference": datasets.Value("string"),
+        "difficulty": datasets.Value("int32"),
+    }),
+    metrics=(
+        Metric("false_refusal_rate", "rate", False, "abstained / N"),
+        Metric("hallucination_rate", "rate", False, "incorrect or unverifiable / attempted (not abstained)",
+               conditional=True),
+        Metric("correct_rate", "rate", True, "correct / N"),
+        Metric("judge_unparseable_rate", "rate", False, "samples without a usable verdict / N"),
+    ),
+    judge_item=judge_item,
+    sample_metrics=sample_metrics,
+    breakdowns=(Breakdown("difficulty", "ordered", "difficulty bin (0 = least central page = hardest)"),),
+    headline=("false_refusal_rate", "hallucination_rate", "correct_rate", "judge_unparseable_rate"),
+    generator="precisewikiqa",
+    nullable=("difficulty",),
+    evaluate_module="hallulens_precisewikiqa",
+    outcomes=OUTCOMES,
+)

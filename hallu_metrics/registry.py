@@ -1,43 +1,27 @@
-"""What ``hallubench score`` and the lm-eval judging filter need to know about each benchmark."""
+"""Every benchmark, declared once in its metrics module, collected here. The lm-eval tasks, the data
+loader, ``hallubench score``, reports and the contract test all read this registry."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Sequence
-
-from hallu_metrics import nonexistent_refusal, precisewikiqa
-from hallu_metrics.judges import Judge
-
-
-@dataclass(frozen=True)
-class Benchmark:
-    """Columns a test set must have, its judging pipeline and its summary of judged records."""
-
-    required_columns: tuple[str, ...]
-    judge_responses: Callable[[Sequence[str], Sequence[dict], Judge], list[dict[str, Any]]]
-    summarize: Callable[[Sequence[dict], Sequence[dict]], dict[str, Any]]
-    headline: tuple[str, ...]  # metrics shown first in tables
-
+from hallu_metrics import halueval, nonexistent_refusal, precisewikiqa
+from hallu_metrics.contract import Benchmark
+from hallubench.errors import HallubenchError
 
 BENCHMARKS: dict[str, Benchmark] = {
-    "precisewikiqa": Benchmark(
-        required_columns=precisewikiqa.REQUIRED_COLUMNS,
-        judge_responses=precisewikiqa.judge_responses,
-        summarize=lambda records, docs: precisewikiqa.summarize(
-            [r["outcome"] for r in records], [d.get("difficulty") for d in docs]
-        ),
-        headline=("false_refusal_rate", "hallucination_rate", "correct_rate", "judge_unparseable_rate"),
-    ),
-    "mixedentities": Benchmark(
-        required_columns=nonexistent_refusal.MIXED_COLUMNS,
-        judge_responses=nonexistent_refusal.judge_responses,
-        summarize=nonexistent_refusal.summarize,
-        headline=("false_acceptance_rate", "judge_unparseable_rate"),
-    ),
-    "generatedentities": Benchmark(
-        required_columns=nonexistent_refusal.GENERATED_COLUMNS,
-        judge_responses=nonexistent_refusal.judge_responses,
-        summarize=nonexistent_refusal.summarize,
-        headline=("false_acceptance_rate", "judge_unparseable_rate"),
-    ),
+    b.name: b
+    for b in (
+        precisewikiqa.BENCHMARK,
+        nonexistent_refusal.MIXED,
+        nonexistent_refusal.GENERATED,
+        *halueval.BENCHMARKS,
+    )
 }
+
+TASKS: dict[str, Benchmark] = {task: b for b in BENCHMARKS.values() for task in b.task_names}
+
+
+def benchmark_for_task(task: str) -> Benchmark:
+    """The benchmark serving an lm-eval task name (a benchmark name or one of its variants)."""
+    if task not in TASKS:
+        raise HallubenchError(f"unknown task {task!r} (known: {', '.join(sorted(TASKS))})")
+    return TASKS[task]

@@ -35,25 +35,46 @@ def run_lm_eval(lm_eval_args: list[str]) -> int:
     return 0
 
 
+def _judge_specs(args: argparse.Namespace) -> dict[str, str]:
+    specs = {"judge": args.judge}
+    specs.update({role: value for role, value in (args.judge_role or [])})
+    return specs
+
+
 def _score(args: argparse.Namespace) -> int:
     from hallubench import report
     from hallubench.scoring import score, write_json_atomic
-    from hallu_metrics.registry import BENCHMARKS
+    from hallu_metrics.registry import benchmark_for_task
 
-    result, _ = score(args.task, args.samples, args.judge)
+    benchmark = benchmark_for_task(args.task)
+    result, _ = score(args.task, args.samples, _judge_specs(args), args.retry_unparseable)
+    if args.model:
+        result["model"] = args.model
     write_json_atomic(args.out, result)
-    metrics = BENCHMARKS[args.task].headline
-    print(report.table(result, metrics))
+    print(report.table(result, benchmark))
     if args.plot:
-        report.plot(result, metrics[:3], args.plot)
+        report.plot(result, benchmark, args.plot)
         print(f"[hallubench] plot written to {args.plot}", file=sys.stderr)
     print(f"[hallubench] results written to {args.out}", file=sys.stderr)
+    if result["judge_failed"]:
+        raise HallubenchError(
+            f"{result['judge_failed']} verdicts failed; re-run to resume (finished calls are cached; "
+            "the result counts them as unjudged)"
+        )
     return 0
+
+
+def _role(text: str) -> tuple[str, str]:
+    role, sep, spec = text.partition("=")
+    if not sep or not role.startswith("judge_") or not spec:
+        raise argparse.ArgumentTypeError(f"expected judge_ROLE=SPEC, got {text!r}")
+    return role, spec
 
 
 def build_parser() -> argparse.ArgumentParser:
     from generators.cli import add_parsers
     from hallu_metrics.judges import DEFAULT_JUDGE
+    from hallu_metrics.registry import TASKS
 
     parser = argparse.ArgumentParser(prog="hallubench", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -61,12 +82,20 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("tasks-path", help="print the folder to pass to lm_eval --include_path").set_defaults(handler=_tasks_path)
     sub.add_parser("model-args", help="print lm_eval --model_args for the embedded SmolLM2-135M-Instruct").set_defaults(handler=_model_args)
     sub.add_parser("eval", help="lm_eval with hallubench's tasks included (all arguments pass through)", add_help=False)
-    score = sub.add_parser("score", help="judge saved lm-eval samples without re-running the model")
-    score.add_argument("--task", required=True)
+    score = sub.add_parser("score", help="judge saved lm-eval samples without re-running the model",
+                           description="Judge saved lm-eval samples and write RESULT.json (docs/results.md).")
+    score.add_argument("--task", required=True, choices=sorted(TASKS), metavar="TASK",
+                       help="the lm-eval task the samples belong to: " + ", ".join(sorted(TASKS)))
     score.add_argument("--samples", type=Path, required=True, help="lm-eval samples_<task>_*.jsonl")
-    score.add_argument("--judge", default=DEFAULT_JUDGE, help=f"judge spec (default {DEFAULT_JUDGE!r})")
+    score.add_argument("--judge", default=DEFAULT_JUDGE,
+                       help=f"judge spec: rule, openai:..., hf:..., smollm2, hhem:..., nli:... (default {DEFAULT_JUDGE!r})")
+    score.add_argument("--judge-role", type=_role, action="append", metavar="judge_ROLE=SPEC",
+                       help="a judge for one role of a multi-step benchmark (e.g. judge_claims=SPEC)")
+    score.add_argument("--retry-unparseable", action="store_true",
+                       help="re-ask judge replies that were cached but could not be read")
+    score.add_argument("--model", help="name of the model under test, for tables and plots")
     score.add_argument("--out", type=Path, required=True, help="RESULT.json to write")
-    score.add_argument("--plot", type=Path, help="also draw the per-bin rates to this PNG")
+    score.add_argument("--plot", type=Path, help="also draw the breakdowns to this PNG")
     score.set_defaults(handler=_score)
     return parser
 
@@ -76,7 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv[:1] == ["eval"]:
             return run_lm_eval(argv[1:])
-        args = build_parser().parse_args(argv)
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # argparse: usage + one-line error already printed
+            return int(exc.code or 0)
         return args.handler(args)
     except HallubenchError as exc:
         print(f"hallubench: error: {exc}", file=sys.stderr)

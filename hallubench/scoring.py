@@ -1,41 +1,57 @@
 """``hallubench score``: judge saved lm-eval samples (also ``--predict_only`` output) without
-re-running the model, and report overall and per-bin metrics."""
+re-running the model, and report overall metrics and breakdowns in the shared result shape."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from hallubench.errors import HallubenchError
-from hallu_metrics.judges import failed_verdicts, make_judge
-from hallu_metrics.registry import BENCHMARKS
+from hallubench.provenance import prompts_hash, software
+from hallu_metrics.contract import Benchmark
+from hallu_metrics.judges import JudgeSet, failed_verdicts
+from hallu_metrics.pipeline import judge_responses
+from hallu_metrics.registry import benchmark_for_task
+
+RESULT_SCHEMA_VERSION = 2
+
+
+def _sample_line(path: Path, number: int, line: str, benchmark: Benchmark) -> tuple[dict, str]:
+    try:
+        sample = json.loads(line)
+        doc, response = sample["doc"], sample["resps"][0][0]
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise HallubenchError(f"{path}:{number} is not an lm-eval sample line ({type(exc).__name__})") from exc
+    if not isinstance(doc, dict):
+        raise HallubenchError(f"{path}:{number}: 'doc' is not an object")
+    missing = [c for c in benchmark.required_doc_columns if c not in doc]
+    if missing:
+        raise HallubenchError(f"{path} is not a {benchmark.name} samples file: its docs lack {missing}")
+    nulls = [c for c in benchmark.required_doc_columns if doc[c] is None and c not in benchmark.nullable]
+    if nulls:
+        raise HallubenchError(f"{path}:{number}: doc fields {nulls} are null")
+    return doc, response if isinstance(response, str) else json.dumps(response)
 
 
 def read_samples(path: Path, task: str) -> tuple[list[dict], list[str]]:
     """Docs and raw model responses from an lm-eval ``samples_<task>_*.jsonl`` file."""
-    if task not in BENCHMARKS:
-        raise HallubenchError(f"unknown task {task!r} (known: {', '.join(sorted(BENCHMARKS))})")
+    benchmark = benchmark_for_task(task)
     if not path.is_file():
         raise HallubenchError(f"samples file not found: {path}")
-    required = BENCHMARKS[task].required_columns
     docs, responses = [], []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                sample = json.loads(line)
-                doc, response = sample["doc"], sample["resps"][0][0]
-            except (ValueError, KeyError, IndexError, TypeError) as exc:
-                raise HallubenchError(f"{path}:{number} is not an lm-eval sample line ({type(exc).__name__})") from exc
-            missing = [c for c in required if c not in doc]
-            if missing:
-                raise HallubenchError(f"{path} is not a {task} samples file: its docs lack {missing}")
-            docs.append(doc)
-            responses.append(response if isinstance(response, str) else str(response))
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if line.strip():
+                    doc, response = _sample_line(path, number, line, benchmark)
+                    docs.append(doc)
+                    responses.append(response)
+    except UnicodeDecodeError as exc:
+        raise HallubenchError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     if not docs:
         raise HallubenchError(f"{path} holds no samples")
     return docs, responses
@@ -52,23 +68,40 @@ def _json_safe(value: Any) -> Any:
 
 
 def write_json_atomic(path: Path, payload: Any) -> None:
+    """Write JSON through a temporary file in the same folder (removed on any failure)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(_json_safe(payload), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(_json_safe(payload), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
-def score(task: str, samples: Path, judge_spec: str) -> tuple[dict[str, Any], list[dict]]:
-    """Judge every sample; raises if any judge call failed (finished calls stay cached)."""
+def score(task: str, samples: Path, judge_specs: Mapping[str, str], retry_unparseable: bool = False
+          ) -> tuple[dict[str, Any], list[dict]]:
+    """Judge every sample (failed verdicts stay unjudged and are counted in ``judge_failed``)."""
+    benchmark = benchmark_for_task(task)
     docs, responses = read_samples(samples, task)
-    judge = make_judge(judge_spec)
-    benchmark = BENCHMARKS[task]
-    records = benchmark.judge_responses(responses, docs, judge)
-    failed = failed_verdicts(records)
-    if failed:
-        raise HallubenchError(
-            f"{len(failed)} judge calls to {judge.spec} failed after retries (finished calls are cached; re-run to resume): {failed[0]}"
-        )
-    result = {"task": task, **benchmark.summarize(records, docs)}
-    result.update(judge=judge.spec, judge_calls=judge.report(), samples=str(samples))
+    judges = JudgeSet(dict(judge_specs), retry_unparseable=retry_unparseable)
+    try:
+        records = judge_responses(benchmark, responses, docs, judges, desc=f"judge {task}")
+        calls = judges.report()
+    finally:
+        judges.close()
+    result = {
+        "schema_version": RESULT_SCHEMA_VERSION,
+        "task": task,
+        "benchmark": benchmark.name,
+        **benchmark.summarize(records, docs),
+        "judge_failed": len(failed_verdicts(records)),
+        "metric_kinds": benchmark.metric_kinds(),
+        "judges": judges.public_specs() if benchmark.judge_roles else {},
+        "judge_calls": calls,
+        "samples": str(samples),
+        "provenance": {
+            "software": software(),
+            "judge_prompts_hash": prompts_hash([inspect.getsource(inspect.getmodule(benchmark.judge_item))]),
+        },
+    }
     return result, records

@@ -1,61 +1,108 @@
-"""A ConfigurableTask whose filter judges all responses of the task at once (batched, concurrent,
-cached) and hands one judged record per doc, as a JSON string, to ``process_results``; the
-records, raw judge replies included, land in lm-eval's samples log as ``filtered_resps``
-(lm-eval stringifies filtered responses, so JSON keeps them machine-readable)."""
+"""The ConfigurableTask of every hallubench benchmark. Its metric list comes from the registry; its
+filter judges all responses of the task at once (each item's chain streamed under the judges' bounded
+pools) and hands one judged record per doc, as a JSON string, to ``process_results``. The records,
+raw judge replies included, land in lm-eval's samples log as ``filtered_resps`` (lm-eval stringifies
+filtered responses, so JSON keeps them machine-readable). The task config's metadata records the
+judge specs and the exact test set (source + content fingerprint), so results JSON name both."""
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Callable
+from typing import Any
 
 from lm_eval.api.filter import Filter, FilterEnsemble
 from lm_eval.api.task import ConfigurableTask
 from lm_eval.filters.selection import TakeFirstFilter
 
-from hallu_metrics.judges import DEFAULT_JUDGE, failed_verdicts, make_judge
-from hallu_metrics.registry import BENCHMARKS
+from hallubench.provenance import dataset_fingerprint
+from hallu_metrics.contract import Benchmark
+from hallu_metrics.judges import DEFAULT_JUDGE, JudgeSet, failed_verdicts, judge_kind
+from hallu_metrics.pipeline import judge_responses
+from hallu_metrics.registry import benchmark_for_task
 from lm_eval_tasks.settings import task_setting
 
 FILTER_NAME = "judged"
+EMBEDDED_NOTE = "rule (embedded offline stand-in, not the paper's LLM judge)"
 
 
 class JudgeFilter(Filter):
-    """Runs a benchmark's judging pipeline over every (response, doc) pair of the task."""
+    """Runs a benchmark's judging chain over every (response, doc) pair of the task."""
 
-    def __init__(self, pipeline: Callable, judge_spec: str, task: str):
-        self.pipeline, self.judge_spec, self.task = pipeline, judge_spec, task
+    def __init__(self, benchmark: Benchmark, specs: dict[str, str], task: str):
+        self.benchmark, self.specs, self.task = benchmark, specs, task
 
     def apply(self, resps, docs) -> list[str]:
-        if self.judge_spec == "none":
+        if self.specs.get("judge") == "none" and self.benchmark.judge_roles:
             return [json.dumps({"response": r, "outcome": "unjudged", "judge": "none"}) for r in resps]
-        judge = make_judge(self.judge_spec)
-        records = self.pipeline(list(resps), list(docs), judge)
-        stats = judge.report()
+        judges = JudgeSet(self.specs)
+        try:
+            records = judge_responses(self.benchmark, list(resps), list(docs), judges, desc=f"judge {self.task}")
+            stats = judges.report()
+        finally:
+            judges.close()
         failed = len(failed_verdicts(records))
         if failed:
+            banner = "!" * 78
             print(
-                f"[hallubench] {self.task}: {failed} judge calls failed after retries and count as unjudged; "
-                f"re-judge later with `hallubench score` (samples are kept). calls={stats}",
+                f"\n{banner}\n[hallubench] {self.task}: {failed} JUDGE VERDICTS FAILED after retries and count as "
+                f"unjudged (judge_unparseable_rate).\n[hallubench] The model's responses are kept: re-judge them with "
+                f"`hallubench score --task {self.task} --samples <samples_{self.task}_*.jsonl> ...`. calls={stats}\n"
+                f"{banner}\n",
                 file=sys.stderr,
             )
         return [json.dumps(r, ensure_ascii=False) for r in records]
 
 
+def judge_specs(benchmark: Benchmark, metadata: dict[str, Any], task: str) -> dict[str, str]:
+    """Role -> judge spec from ``--metadata``/env; the embedded ``rule`` judge (announced) when none is given."""
+    specs: dict[str, str] = {}
+    for role in benchmark.judge_roles:
+        spec, source = task_setting(metadata, role, task)
+        if spec is not None:
+            judge_kind(spec)  # fail fast on a bad spec, before the model runs
+            specs[role] = spec
+    if benchmark.judge_roles and "judge" not in specs:
+        print(f"[hallubench] {task}: no judge given (--metadata judge=SPEC); judge: {EMBEDDED_NOTE}", file=sys.stderr)
+        specs["judge"] = DEFAULT_JUDGE
+    return specs or {"judge": "none"}
+
+
+class RecordMetrics:
+    """lm-eval ``process_results``: the per-sample metric values of one judged record."""
+
+    def __init__(self, benchmark: Benchmark):
+        self.benchmark = benchmark
+        self.__name__ = f"{benchmark.name}.sample_metrics"
+
+    def __call__(self, doc: dict, results: list) -> dict[str, float | None]:
+        return dict(self.benchmark.sample_metrics(json.loads(results[0]), doc))
+
+
 class JudgedTask(ConfigurableTask):
-    """Reads ``judge`` from ``--metadata`` / env and installs the judging filter."""
+    """Metric list from the registry, the judging filter, and provenance in the task metadata."""
 
     def __init__(self, config: dict[str, Any]):
         config = {k: v for k, v in config.items() if k != "class"}
+        benchmark = benchmark_for_task(config["task"])
+        config["dataset_kwargs"] = {"task": config["task"], **(config.get("dataset_kwargs") or {})}
+        config["metric_list"] = benchmark.lm_eval_metric_list()
+        config["process_results"] = RecordMetrics(benchmark)
         super().__init__(config=config)
-        metadata = self.config.metadata or {}
-        task = self.config.task
-        spec, source = task_setting(metadata, "judge", task)
-        if spec is None:
-            print(f"[hallubench] {task}: no judge given ({source}); using the embedded default {DEFAULT_JUDGE!r}", file=sys.stderr)
-            spec = DEFAULT_JUDGE
-        if spec != "none":
-            make_judge(spec)  # fail fast on a bad spec, before the model runs
-        pipeline = BENCHMARKS[metadata["hallubench_benchmark"]].judge_responses
-        judge_filter = JudgeFilter(pipeline, spec, task)
+        metadata = self.config.metadata if self.config.metadata is not None else {}
+        self.config.metadata = metadata
+        specs = judge_specs(benchmark, metadata, config["task"])
+        judges = JudgeSet(specs)
+        metadata["hallubench_judges"] = judges.public_specs()
+        if specs.get("judge") == DEFAULT_JUDGE and benchmark.judge_roles:
+            metadata["hallubench_judge_note"] = EMBEDDED_NOTE
+        location, source = task_setting(metadata, "dataset", config["task"])
+        metadata["hallubench_dataset"] = {
+            "location": location or "official download",
+            "from": source if location else "default",
+            "revision": metadata.get("dataset_revision") or "unpinned",
+            "fingerprint": dataset_fingerprint(self.dataset["test"]),
+        }
+        judge_filter = JudgeFilter(benchmark, specs, config["task"])
         self._filters = [FilterEnsemble(name=FILTER_NAME, filters=[TakeFirstFilter, lambda: judge_filter])]
+

@@ -20,8 +20,9 @@ def test_precisewikiqa_module_rates_and_bins():
     assert result["false_refusal_rate"] == pytest.approx(0.2)
     assert result["hallucination_rate"] == pytest.approx(2 / 3)
     assert result["correct_rate"] == pytest.approx(0.2) and result["judge_unparseable_rate"] == pytest.approx(0.2)
-    assert list(result["per_bin"]) == ["0", "1", "unbinned"]
-    assert result["per_bin"]["1"]["hallucination_rate"] == 1.0 and result["per_bin"]["unbinned"]["hallucination_rate"] is None
+    rows = {row["value"]: row for row in result["breakdowns"]["difficulty"]}
+    assert list(rows) == ["0", "1", "none"]
+    assert rows["1"]["hallucination_rate"] == 1.0 and rows["none"]["hallucination_rate"] is None
 
 
 def test_nonexistent_refusal_module_per_domain_and_tier():
@@ -30,12 +31,12 @@ def test_nonexistent_refusal_module_per_domain_and_tier():
     mixed = module.compute(outcomes=["believed", "not_believed", "unjudged", "believed"],
                            domains=["animal", "animal", "plant", "plant"], place_tiers=[""] * 4)
     assert mixed["false_acceptance_rate"] == 0.5 and mixed["judge_unparseable_rate"] == 0.25
-    assert mixed["per_bin"]["domain:plant"]["false_acceptance_rate"] == 0.5
-    assert not any(key.startswith("place_tier:") for key in mixed["per_bin"])
+    assert {r["value"]: r for r in mixed["breakdowns"]["domain"]}["plant"]["false_acceptance_rate"] == 0.5
+    assert "place_tier" not in mixed["breakdowns"]
     generated = module.compute(outcomes=["believed", "not_believed", "believed"], domains=["business", "event", "product"],
                                place_tiers=["high", "high", None])
-    assert generated["per_bin"]["place_tier:high"]["false_acceptance_rate"] == 0.5
-    assert generated["per_bin"]["place_tier:none"]["n"] == 1
+    tiers = {r["value"]: r for r in generated["breakdowns"]["place_tier"]}
+    assert tiers["high"]["false_acceptance_rate"] == 0.5 and tiers["none"]["n"] == 1
 
 
 def test_halueval_module_reads_messy_replies():

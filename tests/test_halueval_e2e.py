@@ -15,7 +15,7 @@ from conftest import SHARED_DATA
 
 from hallubench.backends.hf_local import embedded_model_args
 from lm_eval_tasks import TASKS_DIR
-from lm_eval_tasks.halueval.loading import load
+from lm_eval_tasks.dataset_loading import load
 
 pytestmark = [
     pytest.mark.slow,
@@ -38,13 +38,18 @@ def _lm_eval(output: Path, tasks: str, metadata: dict) -> dict:
     return json.loads(next(output.rglob("results_*.json")).read_text())
 
 
-def test_lm_eval_runs_halueval_on_the_local_model(tmp_path):
-    """4 items per task through lm_eval: exit 0, and the results carry accuracy, both per-class accuracies and invalid_rate."""
-    results = _lm_eval(tmp_path, "halueval_qa,halueval_general", {"halueval_data": str(SHARED_DATA / "halueval")})["results"]
-    qa = results["halueval_qa"]
-    for metric in ("accuracy", "accuracy_hallucinated", "accuracy_correct", "invalid_rate"):
-        assert 0.0 <= qa[f"{metric},none"] <= 1.0
-    assert 0.0 <= results["halueval_general"]["accuracy,none"] <= 1.0
+@pytest.mark.skipif(not (SHARED_DATA / "halueval_full").is_dir(), reason="../shared/data/halueval_full is not present")
+def test_lm_eval_runs_the_halueval_group_on_the_complete_official_data(tmp_path):
+    """The whole `halueval` group (qa, dialogue, summarization, general) on the complete official files given with
+    the one data key `dataset`, 4 items per task: exit 0, every task reports the official and lenient accuracy,
+    per-class accuracies and invalid_rate, the group its mean; the results name the test set's fingerprint."""
+    output = _lm_eval(tmp_path, "halueval", {"dataset": str(SHARED_DATA / "halueval_full")})
+    results = output["results"]
+    for task in ("halueval_qa", "halueval_dialogue", "halueval_summarization", "halueval_general"):
+        for metric in ("accuracy", "accuracy_lenient", "invalid_rate"):
+            assert 0.0 <= results[task][f"{metric},judged"] <= 1.0
+        assert output["configs"][task]["metadata"]["hallubench_dataset"]["fingerprint"].startswith("sha256:")
+    assert 0.0 <= results["halueval"]["accuracy,judged"] <= 1.0
 
 
 def _generate(task: str, out: Path, *source: str) -> datasets.Dataset:
@@ -74,18 +79,19 @@ def test_summarization_set_from_news_documents_runs_in_lm_eval(tmp_path):
         original = documents[row["source_index"]]
         assert row["document"] == original["source"] and row["right_summary"] == original["deepseek_r1_summary"]
     results = _lm_eval(tmp_path / "eval", "halueval_summarization", {"dataset_halueval_summarization": str(tmp_path / "set")})
-    assert results["n-samples"]["halueval_summarization"]["effective"] == 4
+    assert results["n-samples"]["halueval_summarization"]["effective"] == 2  # one drawn answer per record
     for metric in ("accuracy", "invalid_rate"):
-        assert 0.0 <= results["results"]["halueval_summarization"][f"{metric},none"] <= 1.0
+        assert 0.0 <= results["results"]["halueval_summarization"][f"{metric},judged"] <= 1.0
 
 
 def test_qa_set_generated_by_the_local_model_is_a_task_dataset(tmp_path):
     """SmolLM2 writes a 2-record QA set from the official QA file (right answers kept, hallucinated ones new);
-    the halueval_qa hook loads it through dataset_halueval_qa as 4 judged items."""
+    the halueval_qa loader reads it through dataset_halueval_qa (4 judged items when both answers are judged)."""
     source = SHARED_DATA / "halueval" / "qa_data_first1000.json"
     official = source.read_text(encoding="utf-8").splitlines()
     rows = _generate("qa", tmp_path / "set", str(source))
     assert rows.num_rows == 2 and all(row["hallucinated_answer"] for row in rows)
     assert all(row["right_answer"] == json.loads(official[row["source_index"]])["right_answer"] for row in rows)
-    items = load("qa", dataset_halueval_qa=str(tmp_path / "set"))["test"]
+    items = load("halueval_qa", halueval_task="qa", halueval_pairing="both",
+                 dataset_halueval_qa=str(tmp_path / "set"))["test"]
     assert items["label"] == ["No", "Yes"] * 2

@@ -14,7 +14,12 @@ from hallu_metrics.halueval import TASKS
 from hallubench.backends import CallCache, backend_spec, make_client
 from hallubench.cli import main
 from hallubench.loopback import LoopbackChatServer
-from lm_eval_tasks.halueval.loading import load
+from lm_eval_tasks.dataset_loading import load as load_task
+
+
+def load(task, **options):
+    """The docs of ``halueval_<task>`` (both answers of each record, as these tests count pairs)."""
+    return load_task(f"halueval_{task}", halueval_task=task, halueval_pairing="both", **options)
 
 RECORDS = {
     "qa": [{"knowledge": f"k{i}", "question": f"q{i}?", "right_answer": f"a{i}", "hallucinated_answer": "old"} for i in range(6)],

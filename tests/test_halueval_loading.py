@@ -1,5 +1,6 @@
-"""HaluEval data loading: the official-format files in ../shared/data/halueval through the
-custom_dataset hook and through lm-eval's own task loading (validates every task YAML)."""
+"""HaluEval data loading through the one task loader: official-format files (a folder or a file, under
+`dataset` or the older `halueval_data` key), the paper's seeded one-answer draw, the paired variant,
+and lm-eval's own task loading (validates every task YAML)."""
 
 import json
 from collections import Counter
@@ -8,25 +9,46 @@ import pytest
 from conftest import SHARED_DATA
 
 from hallubench.errors import HallubenchError
-from lm_eval_tasks.halueval.loading import load, official_file
+from hallubench.sources.halueval import official_file
+from lm_eval_tasks.dataset_loading import load
 
 HALUEVAL = SHARED_DATA / "halueval"
+FULL = SHARED_DATA / "halueval_full"
 pytestmark = pytest.mark.skipif(not HALUEVAL.is_dir(), reason="../shared/data/halueval is not present")
 
 
-def test_qa_file_gives_balanced_pairs():
-    """1,000 official QA records -> 2,000 items, half gold Yes, in right/hallucinated pairs."""
-    items = load("qa", halueval_data=str(HALUEVAL))["test"]
-    assert len(items) == 2000
-    assert Counter(items["label"]) == {"Yes": 1000, "No": 1000}
+def docs(task, variant="standard", **options):
+    return load(f"halueval_{task}", halueval_task=task, halueval_variant=variant, **options)["test"]
+
+
+def test_paper_protocol_draws_one_answer_per_record_under_a_seed():
+    """1,000 official QA records -> 1,000 items (one drawn answer each, about half gold Yes); the draw is the
+    same for the same seed and differs for another seed."""
+    items = docs("qa", halueval_data=str(HALUEVAL))
+    assert len(items) == 1000 and 430 < Counter(items["label"])["Yes"] < 570
+    assert docs("qa", dataset=str(HALUEVAL / "qa_data_first1000.json"))["label"] == items["label"]
+    assert docs("qa", dataset=str(HALUEVAL), halueval_seed=1)["label"] != items["label"]
+
+
+def test_paired_variant_judges_both_answers():
+    """halueval_pairing=both: 2,000 items in right/hallucinated pairs, half gold Yes."""
+    items = docs("qa", halueval_data=str(HALUEVAL), halueval_pairing="both")
+    assert len(items) == 2000 and Counter(items["label"]) == {"Yes": 1000, "No": 1000}
     first = json.loads(HALUEVAL.joinpath("qa_data_first1000.json").open().readline())
     assert items[0]["candidate"] == first["right_answer"] and items[1]["candidate"] == first["hallucinated_answer"]
 
 
 def test_general_keeps_the_human_label_distribution():
     """general: one item per annotated response; 815 of 4,507 are labelled hallucinated."""
-    items = load("general", "cot", halueval_data=str(HALUEVAL))["test"]
-    assert Counter(items["label"]) == {"Yes": 815, "No": 3692}
+    assert Counter(docs("general", "cot", dataset=str(HALUEVAL))["label"]) == {"Yes": 815, "No": 3692}
+
+
+@pytest.mark.skipif(not FULL.is_dir(), reason="../shared/data/halueval_full is not present")
+def test_complete_official_files_under_the_dataset_key():
+    """The complete files: 10,000 items for each pair task from one folder given as `dataset`, or one file."""
+    for task in ("qa", "dialogue", "summarization"):
+        assert len(docs(task, dataset=str(FULL))) == 10000
+    assert len(docs("dialogue", dataset=str(FULL / "dialogue_data.json"))) == 10000
 
 
 def test_local_path_resolution_and_errors(tmp_path):
@@ -34,16 +56,16 @@ def test_local_path_resolution_and_errors(tmp_path):
     without the task's columns or a file that is not JSON is a one-line error."""
     assert official_file("qa", str(HALUEVAL / "qa_data_first1000.json")).endswith("qa_data_first1000.json")
     with pytest.raises(HallubenchError, match="dialogue_data"):
-        load("dialogue", halueval_data=str(HALUEVAL))
-    with pytest.raises(HallubenchError, match="no such file or folder"):
-        load("qa", halueval_data=str(tmp_path / "nowhere"))
+        docs("dialogue", halueval_data=str(HALUEVAL))
+    with pytest.raises(HallubenchError, match="neither a folder, a file nor a hub id"):
+        docs("qa", dataset=str(tmp_path / "nowhere"))
     bad = tmp_path / "qa_data.json"
     bad.write_text('{"question": "q"}\n')
     with pytest.raises(HallubenchError, match="lacks"):
-        load("qa", halueval_data=str(tmp_path))
+        docs("qa", dataset=str(tmp_path))
     bad.write_text("question,answer\n")
     with pytest.raises(HallubenchError, match="neither JSON lines nor a JSON array"):
-        load("qa", halueval_data=str(tmp_path))
+        docs("qa", dataset=str(tmp_path))
 
 
 def test_download_failure_is_a_clear_error(monkeypatch):
@@ -52,13 +74,13 @@ def test_download_failure_is_a_clear_error(monkeypatch):
         assert url == "https://raw.githubusercontent.com/RUCAIBox/HaluEval/main/data/summarization_data.json"
         raise ConnectionError("offline")
 
-    monkeypatch.setattr("lm_eval_tasks.halueval.loading.cached_path", offline)
-    with pytest.raises(HallubenchError, match="halueval_data"):
+    monkeypatch.setattr("hallubench.sources.halueval.cached_path", offline)
+    with pytest.raises(HallubenchError, match="dataset=PATH"):
         official_file("summarization", None)
 
 
 def test_lm_eval_finds_and_loads_every_task():
-    """All 13 task YAMLs and the group parse in lm-eval 0.4.13 and build docs from the shared QA file."""
+    """All task YAMLs and the group parse in lm-eval 0.4.13 and build docs from the shared QA file."""
     from lm_eval.tasks import TaskManager
 
     from lm_eval_tasks import TASKS_DIR
@@ -66,9 +88,9 @@ def test_lm_eval_finds_and_loads_every_task():
     manager = TaskManager(include_path=[str(TASKS_DIR)], metadata={"halueval_data": str(HALUEVAL)})
     names = {n for n in manager.all_tasks if n.startswith("halueval")}
     expected = {"halueval", "halueval_variants", "halueval_general", "halueval_general_cot"} | {
-        f"halueval_{t}{v}" for t in ("qa", "dialogue") for v in ("", "_knowledge", "_cot", "_contrast")
-    } | {f"halueval_summarization{v}" for v in ("", "_cot", "_contrast")}
+        f"halueval_{t}{v}" for t in ("qa", "dialogue") for v in ("", "_knowledge", "_cot", "_contrast", "_paired")
+    } | {f"halueval_summarization{v}" for v in ("", "_cot", "_contrast", "_paired")}
     assert names == expected
     task = manager.load(["halueval_qa_knowledge"])["tasks"]["halueval_qa_knowledge"]
     doc = next(iter(task.test_docs()))
-    assert task.doc_to_target(doc) == "No" and "#Knowledge#" in task.doc_to_text(doc)
+    assert task.doc_to_target(doc) == doc["label"] and "#Knowledge#" in task.doc_to_text(doc)

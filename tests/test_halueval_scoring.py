@@ -3,7 +3,7 @@ the per-item metric definitions, on hand-built records (no model, no data files)
 
 import pytest
 
-from hallu_metrics.halueval import TASKS, build_items, extract_judgement, process_results
+from hallu_metrics.halueval import TASKS, build_items, extract_judgement, extract_official, read_reply, sample_metrics
 
 DIALOGUE = {
     "knowledge": "Jaws is a 1975 film directed by Steven Spielberg.",
@@ -40,7 +40,7 @@ def test_each_pair_yields_a_right_and_a_hallucinated_item():
     """qa/dialogue/summarization records give one gold-No item (right text) and one gold-Yes item (hallucinated text)."""
     for task, record in (("qa", QA), ("dialogue", DIALOGUE), ("summarization", SUMMARY)):
         spec = TASKS[task]
-        items = build_items(task, [record, record])
+        items = build_items(task, [record, record], pairing="both")
         assert [i["label"] for i in items] == ["No", "Yes", "No", "Yes"]
         assert [i["candidate"] for i in items[:2]] == [record[spec.right], record[spec.hallucinated]]
         assert len({i["id"] for i in items}) == 4
@@ -71,15 +71,42 @@ def test_knowledge_is_shown_only_in_the_knowledge_variant():
 def test_cot_and_contrast_prompts():
     """CoT asks for reasoning and a final labelled line; contrast shows both candidates in an order independent of which is judged."""
     assert "step by step" in build_items("qa", [QA], "cot")[0]["prompt"]
-    right, hallucinated = build_items("qa", [QA], "contrast")
+    right, hallucinated = build_items("qa", [QA], "contrast", pairing="both")
     assert "Lyon" in right["prompt"] and "Paris" in hallucinated["prompt"]
     listing = lambda p: p[p.index("1. "):p.index("Judge this")]  # noqa: E731
     assert listing(right["prompt"]) == listing(hallucinated["prompt"])
 
 
+@pytest.mark.parametrize("reply, expected", [
+    ("Yes", "Yes"), ("Yes.", "Yes"), ("No", "No"),
+    ("No, because ... Yes it could be", None),  # both words: a failure in the official rule
+    ("yes", None), ("no", None),  # case-sensitive
+    ("The answer is not right", None),
+    ("Not hallucinated", "No"),  # the official substring test reads "No" inside "Not"
+    ("", None),
+])
+def test_official_extraction_is_the_papers_strict_rule(reply, expected):
+    """Official rule: after removing full stops, both or neither of "Yes"/"No" is a failure (case-sensitive substrings)."""
+    assert extract_official(reply) == expected
+
+
 def test_metric_definitions():
-    """accuracy counts invalid replies as wrong; per-class accuracy goes to the gold label's key only; invalid_rate flags unparseable replies."""
+    """accuracy (official rule) counts failures as wrong; accuracy_lenient uses the lenient rule; per-class accuracy
+    counts only for its gold class (None otherwise); invalid_rate flags official failures."""
     yes, no = {"label": "Yes"}, {"label": "No"}
-    assert process_results(yes, ["Yes."]) == {"accuracy": 1.0, "invalid_rate": 0.0, "accuracy_hallucinated": 1.0}
-    assert process_results(no, ["Yes"]) == {"accuracy": 0.0, "invalid_rate": 0.0, "accuracy_correct": 0.0}
-    assert process_results(no, ["maybe"]) == {"accuracy": 0.0, "invalid_rate": 1.0, "accuracy_correct": 0.0}
+    values = lambda doc, reply: sample_metrics(read_reply(reply, doc), doc)  # noqa: E731
+    assert values(yes, "Yes.") == {"accuracy": 1.0, "accuracy_lenient": 1.0, "accuracy_hallucinated": 1.0,
+                                   "accuracy_correct": None, "invalid_rate": 0.0}
+    assert values(no, "Yes")["accuracy_correct"] == 0.0 and values(no, "Yes")["accuracy_hallucinated"] is None
+    assert values(no, "No, because ... Yes it could be") == {
+        "accuracy": 0.0, "accuracy_lenient": 1.0, "accuracy_hallucinated": None, "accuracy_correct": 0.0,
+        "invalid_rate": 1.0}
+
+
+def test_draw_takes_one_answer_per_record_reproducibly():
+    """The paper's protocol: one of the two answers per record, the same for the same seed."""
+    records = [QA] * 40
+    first = build_items("qa", records)
+    assert len(first) == 40 and {i["label"] for i in first} == {"Yes", "No"}
+    assert [i["label"] for i in build_items("qa", records)] == [i["label"] for i in first]
+    assert [i["label"] for i in build_items("qa", records, seed=7)] != [i["label"] for i in first]

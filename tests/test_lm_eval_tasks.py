@@ -9,9 +9,13 @@ from lm_eval.tasks import TaskManager
 
 from hallubench.errors import HallubenchError
 from lm_eval_tasks import TASKS_DIR
-from lm_eval_tasks.dataset_loading import precisewikiqa as load_precisewikiqa
+from lm_eval_tasks.dataset_loading import load
 from lm_eval_tasks.judged_task import JudgeFilter
-from hallu_metrics.precisewikiqa import judge_responses
+from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
+
+
+def load_precisewikiqa(**metadata):
+    return load("precisewikiqa", **metadata)
 
 
 def tiny_set(path):
@@ -42,8 +46,8 @@ def test_dataset_falls_back_to_env_and_per_task_keys_win(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("make, message", [
     (lambda p: None, "no test set given"),
-    (lambda p: str(p / "nope"), "neither a folder nor a hub id"),
-    (lambda p: (p / "junk").mkdir() or str(p / "junk"), "cannot load dataset"),
+    (lambda p: str(p / "nope"), "neither a folder, a file nor a hub id"),
+    (lambda p: (p / "junk").mkdir() or str(p / "junk"), "not a saved dataset"),
     (lambda p: datasets.DatasetDict({"test": datasets.Dataset.from_list([{"name": "x"}])}).save_to_disk(str(p / "w")) or str(p / "w"), "lacks columns"),
 ])
 def test_bad_dataset_setting_names_the_key(tmp_path, monkeypatch, make, message):
@@ -61,7 +65,7 @@ def test_bad_judge_spec_fails_before_the_model_runs(tmp_path):
 
 def test_judge_filter_returns_one_json_record_per_response():
     docs = [{"question": "Capital of France?", "answer": "Paris"}] * 2
-    records = [json.loads(r) for r in JudgeFilter(judge_responses, "rule", "precisewikiqa").apply(["Paris.", "I'm sorry, no idea."], docs)]
+    records = [json.loads(r) for r in JudgeFilter(PRECISEWIKIQA, {"judge": "rule"}, "precisewikiqa").apply(["Paris.", "I'm sorry, no idea."], docs)]
     assert [r["outcome"] for r in records] == ["correct", "abstained"]
     assert records[0]["abstention"] == {"label": False, "status": "ok", "raw": "rule"}
 
@@ -71,14 +75,15 @@ def test_score_rejects_unknown_task_and_missing_file(tmp_path, capsys):
     from hallubench.cli import main
 
     assert main(["score", "--task", "nosuch", "--samples", str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "r.json")]) == 2
-    assert "unknown task 'nosuch'" in capsys.readouterr().err
+    assert "invalid choice: 'nosuch'" in capsys.readouterr().err
     assert main(["score", "--task", "precisewikiqa", "--samples", str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "r.json")]) == 2
     assert "samples file not found" in capsys.readouterr().err
     assert not (tmp_path / "r.json").exists()
 
 
 def test_unreachable_judge_fails_score_but_not_the_lm_eval_filter(tmp_path, capsys):
-    """`score` stops with one line when judge calls fail; inside lm-eval the samples survive as unjudged."""
+    """`score` finishes, writes the result with the failures counted as unjudged and exits 2 naming the
+    count; inside lm-eval the samples survive as unjudged and the failure is announced."""
     from hallubench.cli import main
 
     judge = "openai:base_url=http://127.0.0.1:9/v1,model=j,max_retries=0"
@@ -86,7 +91,9 @@ def test_unreachable_judge_fails_score_but_not_the_lm_eval_filter(tmp_path, caps
     samples = tmp_path / "samples_precisewikiqa_x.jsonl"
     samples.write_text(json.dumps({"doc": doc, "resps": [["Paris."]]}) + "\n")
     assert main(["score", "--task", "precisewikiqa", "--samples", str(samples), "--judge", judge, "--out", str(tmp_path / "r.json")]) == 2
-    assert "judge calls to" in capsys.readouterr().err and not (tmp_path / "r.json").exists()
-    records = [json.loads(r) for r in JudgeFilter(judge_responses, judge, "precisewikiqa").apply(["Paris."], [doc])]
+    assert "1 verdicts failed; re-run to resume" in capsys.readouterr().err
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["judge_unparseable_rate"] == 1.0 and result["judge_failed"] == 1
+    records = [json.loads(r) for r in JudgeFilter(PRECISEWIKIQA, {"judge": judge}, "precisewikiqa").apply(["Paris."], [doc])]
     assert records[0]["outcome"] == "unjudged" and records[0]["abstention"]["status"] == "failed"
-    assert "count as unjudged" in capsys.readouterr().err
+    assert "JUDGE VERDICTS FAILED" in capsys.readouterr().err

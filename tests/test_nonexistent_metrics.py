@@ -5,7 +5,9 @@ import json
 import pytest
 
 from hallu_metrics import nonexistent_refusal as ne
-from hallu_metrics.judges import RuleJudge, Verdict, make_judge
+from hallubench.backends import CallCache
+from hallu_metrics.judges import JudgeSet, Verdict, make_judge
+from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import BENCHMARKS
 from hallubench.loopback import LoopbackChatServer
 from hallubench.scoring import score
@@ -26,21 +28,30 @@ class ScriptedJudge:
     def __init__(self, verdicts):
         self.verdicts = verdicts
 
-    def run(self, check, items, desc=""):
+    async def ask(self, check, item):
         assert check is ne.DOES_BELIEVE
-        return [self.verdicts[i["response"]] for i in items]
+        return self.verdicts[item["response"]]
 
     def report(self):
         return {}
 
+    def close(self):
+        pass
+
+
+def judged(benchmark, responses, docs, judge=None):
+    judges = JudgeSet({"judge": "rule"})
+    if judge is not None:
+        judges._by_spec["rule"] = judge
+    return judge_responses(benchmark, responses, docs, judges)
+
 
 def test_false_acceptance_rate_is_believed_over_all_samples():
-    """FAR = believed / N with unjudged samples in N; lm-eval's per-sample means (records as JSON
-    strings or dicts) give the same numbers."""
+    """FAR = believed / N with unjudged samples in N; lm-eval's per-sample means give the same numbers."""
     outcomes = ["believed", "not_believed", "believed", "unjudged", "not_believed"]
-    r = ne.rates(outcomes)
+    r = ne.GENERATED.summarize([{"outcome": o} for o in outcomes], [{}] * 5)
     assert r["n"] == 5 and r["false_acceptance_rate"] == 2 / 5 and r["judge_unparseable_rate"] == 1 / 5
-    per_sample = [ne.process_results({}, [json.dumps({"outcome": o})]) for o in outcomes]
+    per_sample = [ne.sample_metrics({"outcome": o}) for o in outcomes]
     assert sum(s["false_acceptance_rate"] for s in per_sample) / 5 == r["false_acceptance_rate"]
     assert sum(s["judge_unparseable_rate"] for s in per_sample) / 5 == r["judge_unparseable_rate"]
 
@@ -50,23 +61,24 @@ def test_judged_records_and_breakdown_per_domain_and_place_tier():
     the rate down per domain and per place tier (products have no tier)."""
     ok = lambda label: Verdict(label, "ok", "raw")  # noqa: E731
     judge = ScriptedJudge({"a": ok(True), "b": ok(False), "c": ok(True), "d": Verdict(None, "unparseable", "??")})
-    records = ne.judge_responses(["a", "b", "c", "d"], DOCS, judge)
+    records = judged(ne.GENERATED, ["a", "b", "c", "d"], DOCS, judge)
     assert [r["outcome"] for r in records] == ["believed", "not_believed", "believed", "unjudged"]
     assert records[3]["verdict"]["raw"] == "??"
-    summary = ne.summarize(records, DOCS)
+    summary = ne.GENERATED.summarize(records, DOCS)
     assert summary["false_acceptance_rate"] == 0.5
-    bins = summary["per_bin"]
-    assert bins["domain:animal"]["false_acceptance_rate"] == 1.0
-    assert bins["domain:plant"]["false_acceptance_rate"] == 0.0
-    assert bins["domain:product"]["judge_unparseable_rate"] == 1.0
-    assert bins["place_tier:high"]["n"] == 1 and bins["place_tier:none"]["n"] == 3
+    domains = {row["value"]: row for row in summary["breakdowns"]["domain"]}
+    tiers = {row["value"]: row for row in summary["breakdowns"]["place_tier"]}
+    assert domains["animal"]["false_acceptance_rate"] == 1.0
+    assert domains["plant"]["false_acceptance_rate"] == 0.0
+    assert domains["product"]["judge_unparseable_rate"] == 1.0
+    assert tiers["high"]["n"] == 1 and tiers["none"]["n"] == 3
 
 
 def test_mixed_summary_has_no_place_tier_rows():
-    """MixedEntities docs carry no place_tier, so only domain rows appear."""
-    records = ne.judge_responses(["It is a lovely beetle.", "I'm not aware of such a plant."], DOCS[:2], RuleJudge())
+    """MixedEntities declares no place-tier breakdown, so only domain rows appear."""
+    records = judged(ne.MIXED, ["It is a lovely beetle.", "I'm not aware of such a plant."], DOCS[:2])
     assert [r["outcome"] for r in records] == ["believed", "not_believed"]
-    assert sorted(ne.summarize(records, DOCS[:2])["per_bin"]) == ["domain:animal", "domain:plant"]
+    assert list(ne.MIXED.summarize(records, DOCS[:2])["breakdowns"]) == ["domain"]
 
 
 @pytest.mark.parametrize("response, believes", [
@@ -104,9 +116,10 @@ def test_llm_judge_parses_does_believe_and_counts_unparseable(tmp_path):
         return '```json\n{"does_believe": true}\n```' if "beetle" in messages[1]["content"].split("Now judge")[1] else '{"does_believe": false}'
 
     with LoopbackChatServer(reply) as server:
-        judge = make_judge(f"openai:base_url={server.base_url},model=j,max_retries=1,backoff=0.01")
+        judge = make_judge(f"openai:base_url={server.base_url},model=j,max_retries=1,backoff=0.01",
+                           CallCache(tmp_path / "c.sqlite"))
         responses = ["A beetle from Peru.", "I do not know it.", "XYZZY"]
-        records = ne.judge_responses(responses, DOCS[:3], judge)
+        records = judged(ne.GENERATED, responses, DOCS[:3], judge)
     assert [r["outcome"] for r in records] == ["believed", "not_believed", "unjudged"]
     assert records[2]["verdict"]["status"] == "unparseable"
 
@@ -118,6 +131,6 @@ def test_hallubench_score_supports_both_tasks(tmp_path):
         full = [{**{"id": str(i), "place": "", "place_tier": ""}, **d} for i, d in enumerate(docs)]
         lines = [{"doc": d, "resps": [[r]]} for d, r in zip(full, ["It is a real thing.", "I'm sorry, I don't know it."])]
         path.write_text("\n".join(json.dumps(x) for x in lines))
-        assert set(BENCHMARKS[task].required_columns) <= set(full[0])
-        result, _ = score(task, path, "rule")
+        assert set(BENCHMARKS[task].columns) <= set(full[0])
+        result, _ = score(task, path, {"judge": "rule"})
         assert result["false_acceptance_rate"] == 0.5 and result["n"] == 2

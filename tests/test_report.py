@@ -1,23 +1,39 @@
-"""Tables and plots of `hallubench score` results for both kinds of breakdown."""
+"""Tables and plots of results in the shared shape, formatted by metric kind."""
 
 from hallu_metrics import nonexistent_refusal, precisewikiqa
+from hallu_metrics.contract import Benchmark, Breakdown, Metric
 from hallubench import report
 
 
 def test_plots_difficulty_bins_and_categories_including_empty_rates(tmp_path):
-    """A binned result (with a bin where hallucination_rate is None) and a per-domain/tier result
-    both render to PNG files; the table lists every row with its n."""
-    binned = precisewikiqa.summarize(["abstained", "correct", "hallucinated"], [0, 1, 1])
-    binned.update(task="precisewikiqa", judge="rule")
-    assert binned["per_bin"]["0"]["hallucination_rate"] is None
-    categorical = nonexistent_refusal.summarize(
-        [{"outcome": "believed"}, {"outcome": "not_believed"}], [{"domain": "business", "place_tier": "high"}, {"domain": "product"}]
-    )
-    categorical.update(task="generatedentities", judge="rule")
-    for name, result, metrics in (("bins", binned, ("false_refusal_rate", "hallucination_rate")),
-                                  ("domains", categorical, ("false_acceptance_rate",))):
+    """A binned result (with a bin where hallucination_rate is None) and a per-domain/tier result both
+    render to PNG files; the table lists every row with its n and names the unit (percent)."""
+    binned = precisewikiqa.BENCHMARK.summarize(
+        [{"outcome": o} for o in ("abstained", "correct", "hallucinated")], [{"difficulty": d} for d in (0, 1, 1)])
+    binned.update(task="precisewikiqa", judges={"judge": "rule"})
+    assert binned["breakdowns"]["difficulty"][0]["hallucination_rate"] is None
+    categorical = nonexistent_refusal.GENERATED.summarize(
+        [{"outcome": "believed"}, {"outcome": "not_believed"}],
+        [{"domain": "business", "place_tier": "high"}, {"domain": "product", "place_tier": None}])
+    categorical.update(task="generatedentities", judges={"judge": "rule"})
+    for name, result, benchmark in (("bins", binned, precisewikiqa.BENCHMARK),
+                                    ("domains", categorical, nonexistent_refusal.GENERATED)):
         path = tmp_path / f"{name}.png"
-        report.plot(result, metrics, path)
+        report.plot(result, benchmark, path, model="tiny")
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    table = report.table(categorical, ("false_acceptance_rate",))
-    assert "| domain:business | 1 |" in table and "| place_tier:none | 1 |" in table
+    table = report.table(categorical, nonexistent_refusal.GENERATED)
+    assert "| business | 1 |" in table and "| none | 1 |" in table
+    assert "false_acceptance_rate (%)" in table and "| **all** | 2 | 50.0 ± 50.0" in table
+
+
+def test_scores_print_on_their_own_scale_not_as_percent():
+    """A 1-5 score mean prints as 3.50, not 350.00, and its header names the scale."""
+    score = Metric("rubric_score", "score", True, "mean rubric score", scale=(1, 5))
+    bench = Benchmark(name="toy", family="toy", paper="", columns=None, metrics=(score,), judge_item=None,
+                      sample_metrics=lambda record, doc: {"rubric_score": record["s"]},
+                      breakdowns=(Breakdown("kind", "category", "type"),))
+    result = bench.summarize([{"s": 3}, {"s": 4}], [{"kind": "a"}, {"kind": "b"}])
+    result["task"] = "toy"
+    table = report.table(result, bench)
+    assert "rubric_score (1-5)" in table and "| **all** | 2 | 3.50 ± 0.50 |" in table
+    assert report.fmt(score, 3.5) == "3.50"

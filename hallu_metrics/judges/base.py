@@ -7,7 +7,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from hallubench.backends.base import Message
 
-Label = Any  # bool or str, depending on the check
+Label = Any  # bool, str or a number, depending on the check
 
 
 @dataclass(frozen=True)
@@ -28,31 +28,48 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Check:
-    """One judging question, e.g. "is this response an abstention?".
+    """One judging question, e.g. "is this response an abstention?", answerable by any judge kind.
 
-    ``messages`` builds the LLM prompt for an item, ``parse`` reads a reply (None = unreadable),
-    ``reminder`` is the follow-up turn sent once when a reply could not be read, and ``rule`` is
-    the rule-based method for this question, when a published one exists.
+    - LLM judges: ``messages`` builds the prompt, ``parse`` reads a reply (None = unreadable) and
+      ``reminder`` is the follow-up turn sent once when a reply could not be read;
+    - the rule judge: ``rule`` is the rule-based method, when a published one exists;
+    - classifier scorers (NLI / HHEM): ``pair`` gives (premise, hypothesis) and ``from_probability``
+      turns P(consistent) into the label (default: the probability itself).
     """
 
     name: str
-    messages: Callable[[dict], list[Message]]
-    parse: Callable[[str], Label | None]
-    reminder: str
+    messages: Callable[[dict], list[Message]] | None = None
+    parse: Callable[[str], Label | None] | None = None
+    reminder: str = ""
     rule: Callable[[dict], Label] | None = None
+    pair: Callable[[dict], tuple[str, str]] | None = None
+    from_probability: Callable[[float], Label] | None = None
     max_tokens: int = 128
 
 
 class Judge(Protocol):
-    """Answers a check for many items at once."""
+    """Answers one check for one item; judging pipelines await many of these at once."""
 
     spec: str  # public spec string (no secrets)
 
-    def run(self, check: Check, items: Sequence[dict], desc: str = "") -> list[Verdict]: ...
+    async def ask(self, check: Check, item: dict) -> Verdict: ...
 
     def report(self) -> dict[str, int]: ...
 
+    def close(self) -> None: ...
+
 
 def failed_verdicts(records: Sequence[dict[str, Any]]) -> list[str]:
-    """Error texts of the failed judge calls found in judged records (any verdict-valued field)."""
-    return [v["raw"] for r in records for v in r.values() if isinstance(v, dict) and v.get("status") == "failed"]
+    """Error texts of the failed judge calls found in judged records (verdict-valued fields, also
+    inside lists such as per-claim verdicts)."""
+
+    def walk(value: Any) -> list[str]:
+        if isinstance(value, dict):
+            if value.get("status") == "failed" and "raw" in value:
+                return [value["raw"]]
+            return [text for v in value.values() for text in walk(v)]
+        if isinstance(value, list):
+            return [text for v in value for text in walk(v)]
+        return []
+
+    return [text for record in records for text in walk(record)]

@@ -7,10 +7,6 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
-from typing import Sequence
-
-from hallubench.errors import HallubenchError
-from hallu_metrics.judges.base import Check, Verdict
 
 # Abstention phrases of WildHallucinations (Zhao et al., 2024, Appendix B), which extends
 # FActScore's list: a response containing any of them (case-sensitive) abstains. The list is
@@ -186,17 +182,3 @@ def matches_gold(response: str, gold: str) -> bool:
         return any(round(v, decimals) == target for v in _numbers(response))
     gold_words, resp_words = set(norm_gold.split()), set(norm_resp.split())
     return len(gold_words) > 1 and gold_words <= resp_words
-
-
-class RuleJudge:
-    """Runs each check's ``rule``; a check without a published rule is an error, not a guess."""
-
-    spec = "rule"
-
-    def run(self, check: Check, items: Sequence[dict], desc: str = "") -> list[Verdict]:
-        if check.rule is None:
-            raise HallubenchError(f"the rule judge has no method for {check.name!r}: use an LLM judge spec")
-        return [Verdict(check.rule(item), "ok", "rule") for item in items]
-
-    def report(self) -> dict[str, int]:
-        return {"calls": 0, "cached": 0, "failed": 0}

@@ -1,13 +1,21 @@
-"""A cached, counted, progress-reporting front for any backend."""
+"""A cached, counted front for any backend, with one async entry point (``acomplete``) that every
+caller goes through: generators in bulk (``complete``), judging pipelines one request at a time.
+
+Per-request backends (HTTP) run each call in a thread pool bounded by the backend's concurrency;
+bulk backends (local models) get single requests gathered into batches by a ``MicroBatcher``.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Sequence
 
 from tqdm.auto import tqdm
 
+from hallubench.backends.aio import MicroBatcher, run_sync
 from hallubench.backends.base import Backend, ChatRequest, Completion
 from hallubench.backends.cache import CallCache
 from hallubench.errors import HallubenchError
@@ -25,56 +33,86 @@ class CallStats:
         return f"[hallubench] {name}: {self.calls} calls made, {self.cached} cached, {self.failed} failed"
 
 
-class ModelClient:
-    """Runs requests through the cache first and the backend for the rest.
+def _complete_batch(backend: Backend, requests: Sequence[ChatRequest]) -> list[Completion]:
+    results: list[Completion | None] = [None] * len(requests)
 
-    Each successful answer is committed to the cache the moment it arrives; failures are
-    returned (never cached) so that a re-run retries exactly them.
-    """
+    def on_result(index: int, completion: Completion) -> None:
+        results[index] = completion
+
+    backend.complete_many(requests, on_result)
+    missing = sum(r is None for r in results)
+    if missing:
+        raise RuntimeError(f"backend {backend.identity} returned no result for {missing} requests")
+    return results  # type: ignore[return-value]
+
+
+class ModelClient:
+    """Cache first, then the backend. Each successful answer is committed to the cache the moment it
+    arrives; failures are returned (never cached) so that a re-run retries exactly them. Identical
+    requests in flight at the same time are sent once."""
 
     def __init__(self, backend: Backend, cache: CallCache | None, public_spec: str):
         self.backend = backend
         self.cache = cache
         self.public_spec = public_spec
         self.stats = CallStats()
+        self._per_request = hasattr(backend, "complete_one")
+        concurrency = int(getattr(backend, "concurrency", 1))
+        self._executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="call") if self._per_request else None
+        self._batcher = None if self._per_request else MicroBatcher(lambda reqs: _complete_batch(backend, reqs))
+        self._in_flight: dict[str, asyncio.Future] = {}
+
+    async def acomplete(self, request: ChatRequest, refresh: bool = False) -> Completion:
+        """One request through cache, in-flight de-duplication and the backend; ``refresh`` skips the
+        cache lookup (the new answer replaces the cached one)."""
+        key = request.cache_key(self.backend.identity)
+        if self.cache is not None and not refresh:
+            hit = self.cache.get_many([key]).get(key)
+            if hit is not None:
+                self.stats.cached += 1
+                return Completion(hit, cached=True)
+        shared = self._in_flight.get(key)
+        if shared is not None and shared.get_loop() is asyncio.get_running_loop():
+            self.stats.cached += 1
+            return await asyncio.shield(shared)
+        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = future
+        try:
+            completion = await self._dispatch(request)
+            self.stats.calls += 1
+            if not completion.ok:
+                self.stats.failed += 1
+            elif self.cache is not None:
+                self.cache.put(key, self.backend.identity, completion.text or "")
+            future.set_result(completion)
+            return completion
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiters re-raise it, nobody else must
+            raise
+        finally:
+            self._in_flight.pop(key, None)
+
+    async def _dispatch(self, request: ChatRequest) -> Completion:
+        if self._executor is not None:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._executor, self.backend.complete_one, request)  # type: ignore[attr-defined]
+        return await self._batcher.submit(request)  # type: ignore[union-attr]
 
     def complete(self, requests: Sequence[ChatRequest], desc: str = "model calls") -> list[Completion]:
-        keys = [r.cache_key(self.backend.identity) for r in requests]
-        hits = self.cache.get_many(list(set(keys))) if self.cache else {}
-        results: list[Completion | None] = [
-            Completion(hits[k], cached=True) if k in hits else None for k in keys
-        ]
-        self.stats.cached += sum(r is not None for r in results)
-        # Identical requests are sent once.
-        first_index: dict[str, int] = {}
-        for i, key in enumerate(keys):
-            if results[i] is None:
-                first_index.setdefault(key, i)
-        todo = sorted(first_index.values())
-        if todo:
-            bar = tqdm(total=len(todo), desc=desc, unit="call", file=sys.stderr, dynamic_ncols=True)
+        """All ``requests`` concurrently (batched for local models), results in request order."""
 
-            def on_result(j: int, completion: Completion) -> None:
-                i = todo[j]
-                results[i] = completion
-                self.stats.calls += 1
-                if not completion.ok:
-                    self.stats.failed += 1
-                elif self.cache:
-                    self.cache.put(keys[i], self.backend.identity, completion.text or "")
-                bar.update(1)
+        async def gather() -> list[Completion]:
+            with tqdm(total=len(requests), desc=desc, unit="call", file=sys.stderr, dynamic_ncols=True) as bar:
 
-            try:
-                self.backend.complete_many([requests[i] for i in todo], on_result)
-            finally:
-                bar.close()
-            for i, key in enumerate(keys):
-                if results[i] is None:
-                    results[i] = results[first_index[key]]
-        missing = [i for i, r in enumerate(results) if r is None]
-        if missing:
-            raise RuntimeError(f"backend {self.backend.identity} returned no result for {len(missing)} requests")
-        return results  # type: ignore[return-value]
+                async def one(request: ChatRequest) -> Completion:
+                    completion = await self.acomplete(request)
+                    bar.update(1)
+                    return completion
+
+                return list(await asyncio.gather(*(one(r) for r in requests)))
+
+        return run_sync(gather()) if requests else []
 
     def complete_or_raise(self, requests: Sequence[ChatRequest], desc: str = "model calls") -> list[str]:
         """Like ``complete`` but raise one clear error if any call failed (after the cache is written)."""
@@ -91,3 +129,10 @@ class ModelClient:
         """Print the calls summary line (nothing when the client was never used)."""
         if self.stats.calls or self.stats.cached:
             print(self.stats.summary(self.public_spec), file=sys.stderr)
+
+    def close(self) -> None:
+        """Stop the worker threads (queued calls are dropped; the cache is closed by its owner)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+        if self._batcher is not None:
+            self._batcher.close()

@@ -3,11 +3,11 @@
 import evaluate
 
 from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, metric_info
-from hallu_metrics.nonexistent_refusal import summarize
+from hallu_metrics.nonexistent_refusal import GENERATED
 
 _DESCRIPTION = """NonExistentRefusal (HalluLens section 3.3, MixedEntities / GeneratedEntities): false_acceptance_rate
 (believed / N; unjudged samples count in N only), judge_unparseable_rate, binomial stderr, counts, and the
-same rates per domain and per place tier (rows `domain:NAME`, `place_tier:TIER` under per_bin)."""
+same rates per domain and per place tier (`breakdowns.domain`, `breakdowns.place_tier`: rows with value, n, stderr)."""
 
 _INPUTS = """
 Args:
@@ -15,7 +15,7 @@ Args:
     domains: per sample the domain (animal, plant, bacteria, medicine; business, event, product).
     place_tiers: per sample high / mid / low, or "" / None for none (MixedEntities, products); the
         per-tier rows appear when at least one sample has a tier.
-Returns: the dict `hallubench score` writes: rates, stderr, counts and per_bin.
+Returns: the result shape `hallubench score` writes (docs/results.md): rates, stderr, counts, breakdowns.
 """
 
 
@@ -25,5 +25,5 @@ class HallulensNonexistentRefusal(evaluate.Metric):
         return metric_info(_DESCRIPTION, _INPUTS, HALLULENS_CITATION, columns)
 
     def _compute(self, outcomes, domains, place_tiers):
-        docs = [{"domain": d, **({"place_tier": t} if t else {})} for d, t in zip(domains, place_tiers)]
-        return summarize([{"outcome": o} for o in outcomes], docs)
+        docs = [{"domain": d, "place_tier": t or None} for d, t in zip(domains, place_tiers)]
+        return GENERATED.summarize([{"outcome": o} for o in outcomes], docs)

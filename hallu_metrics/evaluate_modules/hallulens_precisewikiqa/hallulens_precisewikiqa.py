@@ -3,18 +3,19 @@
 import evaluate
 
 from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, metric_info
-from hallu_metrics.precisewikiqa import summarize
+from hallu_metrics.precisewikiqa import BENCHMARK
 
 _DESCRIPTION = """PreciseWikiQA (HalluLens section 3.1) from judged outcomes: false_refusal_rate (abstained / N),
 hallucination_rate (hallucinated / attempted; None when nothing was attempted), correct_rate (correct / N),
-judge_unparseable_rate (unjudged / N), binomial stderr, counts, and the same rates per difficulty bin."""
+judge_unparseable_rate (unjudged / N), binomial stderr, counts, and the same rates per difficulty bin
+(`breakdowns.difficulty`)."""
 
 _INPUTS = """
 Args:
     outcomes: per sample "abstained", "correct", "hallucinated" or "unjudged" (the judged records'
-        `outcome`, as in an lm-eval samples log or from `hallu_metrics.precisewikiqa.judge_responses`).
+        `outcome`, as in an lm-eval samples log).
     difficulties: per sample the difficulty bin (0 = hardest), or None for an unbinned set.
-Returns: the dict `hallubench score` writes: rates, stderr, counts and per_bin.
+Returns: the result shape `hallubench score` writes (docs/results.md): rates, stderr, counts, breakdowns.
 """
 
 
@@ -23,4 +24,4 @@ class HallulensPrecisewikiqa(evaluate.Metric):
         return metric_info(_DESCRIPTION, _INPUTS, HALLULENS_CITATION, {"outcomes": "string", "difficulties": "int32"})
 
     def _compute(self, outcomes, difficulties):
-        return summarize(outcomes, difficulties)
+        return BENCHMARK.summarize([{"outcome": o} for o in outcomes], [{"difficulty": d} for d in difficulties])

@@ -3,18 +3,18 @@
 import evaluate
 
 from hallu_metrics.evaluate_metrics import metric_info
-from hallu_metrics.halueval import process_results
-from hallu_metrics.precisewikiqa import stderr
+from hallu_metrics.halueval import BENCHMARKS, read_reply
 
 _DESCRIPTION = """HaluEval (Li et al., 2023) recognition: the model answers whether a response contains
-hallucinated information. Replies are read with the documented Yes/No extraction rule; a reply with
-neither is wrong and counted in invalid_rate. Returns accuracy (paper Table 6), accuracy on gold-Yes
-(hallucinated) and gold-No (correct) items, invalid_rate, each with binomial stderr, and n."""
+hallucinated information. `accuracy` reads replies with the official rule (a reply holding both or neither
+of "Yes"/"No" is a failure, counted wrong and in invalid_rate); `accuracy_lenient` with the documented
+lenient rule; per-class accuracy on gold-Yes (hallucinated) and gold-No items; binomial stderr; n."""
 
 _INPUTS = """
 Args:
     predictions: the model's raw replies.
     references: the gold labels, "Yes" (hallucinated) or "No".
+Returns: the result shape `hallubench score` writes (docs/results.md).
 """
 
 _CITATION = """@inproceedings{li2023halueval, title={HaluEval: A Large-Scale Hallucination Evaluation Benchmark for
@@ -27,14 +27,5 @@ class HaluevalRecognition(evaluate.Metric):
         return metric_info(_DESCRIPTION, _INPUTS, _CITATION, {"predictions": "string", "references": "string"})
 
     def _compute(self, predictions, references):
-        values: dict[str, list[float]] = {}
-        for reply, label in zip(predictions, references):
-            for name, value in process_results({"label": label}, [reply]).items():
-                values.setdefault(name, []).append(value)
-        result: dict = {"n": len(predictions)}
-        for name in ("accuracy", "accuracy_hallucinated", "accuracy_correct", "invalid_rate"):
-            scores = values.get(name, [])
-            mean = sum(scores) / len(scores) if scores else None
-            result[name] = mean
-            result[f"{name}_stderr"] = stderr(mean, len(scores))
-        return result
+        docs = [{"label": label, "pattern": ""} for label in references]
+        return BENCHMARKS[0].summarize([read_reply(r, d) for r, d in zip(predictions, docs)], docs)

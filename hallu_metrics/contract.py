@@ -1,0 +1,141 @@
+"""The benchmark contract: what every benchmark declares once, in its metrics module, and what the
+registry, the lm-eval tasks, ``hallubench score``, reports and plots read from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Mapping, Sequence
+
+import datasets
+
+from hallu_metrics.stats import Value, breakdown_rows, summarize_values
+
+if TYPE_CHECKING:
+    from hallu_metrics.judges.judge_set import JudgeSet
+
+MetricKind = Literal["rate", "score", "count"]
+BreakdownKind = Literal["ordered", "category"]
+
+# An item's judging chain: (doc, model response, judges) -> a JSON-able record.
+JudgeItem = Callable[[dict, str, "JudgeSet"], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One reported number. A ``rate`` is a share in [0, 1] (shown in percent), a ``score`` a mean on
+    ``scale``, a ``count`` a mean count. ``conditional`` metrics leave out samples whose value is None
+    (e.g. the hallucination rate among answers that were not refusals)."""
+
+    name: str
+    kind: MetricKind
+    higher_is_better: bool
+    description: str
+    scale: tuple[float, float] = (0.0, 1.0)
+    conditional: bool = False
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """A per-sample key that splits the results: ordered (difficulty bins, levels) or a category."""
+
+    key: str
+    kind: BreakdownKind
+    label: str
+    of_doc: Callable[[dict], Any] | None = None  # default: ``doc.get(key)``
+
+    def value(self, doc: dict) -> Any:
+        return self.of_doc(doc) if self.of_doc else doc.get(self.key)
+
+
+def _natural_order(value: str) -> tuple:
+    """Numbers in numeric order, then words, ``none``/``unbinned`` last."""
+    if value in ("none", "unbinned"):
+        return (2, 0.0, value)
+    try:
+        return (0, float(value), value)
+    except ValueError:
+        return (1, 0.0, value)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """Everything a benchmark is, declared once.
+
+    ``columns`` are the test set's columns (the generator's Features extend them); ``doc_columns`` the
+    columns of an lm-eval doc when the task's loader transforms rows into docs (HaluEval). ``judge_item``
+    is the per-item judging chain; ``sample_metrics`` turns one judged record into per-sample values.
+    """
+
+    name: str
+    family: str  # folder under lm_eval_tasks/ holding its YAML and README
+    paper: str  # citation key + section, e.g. "HalluLens section 3.1"
+    columns: datasets.Features
+    metrics: tuple[Metric, ...]
+    judge_item: JudgeItem
+    sample_metrics: Callable[[dict[str, Any], dict], Mapping[str, Value]]
+    breakdowns: tuple[Breakdown, ...] = ()
+    headline: tuple[str, ...] = ()
+    tasks: tuple[str, ...] = ()  # lm-eval task names served (variants); default: (name,)
+    generator: str | None = None  # `hallubench generate NAME`; None = data comes from elsewhere
+    evaluate_module: str | None = None
+    judge_roles: tuple[str, ...] = ("judge",)  # --metadata keys naming judge specs
+    doc_columns: tuple[str, ...] = ()
+    to_docs: Callable[[datasets.Dataset, Mapping[str, Any]], datasets.Dataset] | None = None
+    read_official: Callable[[str | None], list[dict[str, Any]]] | None = None  # official files / download
+    data_aliases: tuple[str, ...] = ()  # older --metadata keys naming the data (e.g. halueval_data)
+    extra_summary: Callable[[Sequence[dict], Sequence[dict]], dict[str, Any]] | None = None
+    outcomes: tuple[str, ...] = ()  # values of the record's "outcome", counted in results
+    nullable: tuple[str, ...] = ()  # doc columns that may be null (e.g. difficulty of an unbinned set)
+    notes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def task_names(self) -> tuple[str, ...]:
+        return self.tasks or (self.name,)
+
+    @property
+    def metric_names(self) -> tuple[str, ...]:
+        return tuple(m.name for m in self.metrics)
+
+    @property
+    def headline_metrics(self) -> tuple[str, ...]:
+        return self.headline or self.metric_names
+
+    def metric(self, name: str) -> Metric:
+        return next(m for m in self.metrics if m.name == name)
+
+    @property
+    def required_doc_columns(self) -> tuple[str, ...]:
+        return self.doc_columns or tuple(self.columns)
+
+    def lm_eval_metric_list(self) -> list[dict[str, Any]]:
+        """``metric_list`` for lm-eval: ``mean`` (closed-form stderr) unless samples may not count."""
+        from hallu_metrics.stats import mean_of_counted
+
+        return [
+            {"metric": m.name, "aggregation": mean_of_counted if m.conditional else "mean",
+             "higher_is_better": m.higher_is_better}
+            for m in self.metrics
+        ]
+
+    def summarize(self, records: Sequence[dict], docs: Sequence[dict]) -> dict[str, Any]:
+        """The result shape shared by every benchmark: top-level metrics with ``stderr`` and ``counted``,
+        ``counts`` of outcomes, and ``breakdowns: {key: [rows]}`` (each row: value, n, metrics, stderr)."""
+        per_sample = [dict(self.sample_metrics(r, d)) for r, d in zip(records, docs)]
+        names = self.metric_names
+        result = summarize_values(per_sample, names)
+        if self.outcomes:
+            result["counts"] = {o: sum(1 for r in records if r.get("outcome") == o) for o in self.outcomes}
+        result["breakdowns"] = {}
+        for breakdown in self.breakdowns:
+            keys = [breakdown.value(d) for d in docs]
+            if all(k is None for k in keys):
+                continue
+            result["breakdowns"][breakdown.key] = breakdown_rows(per_sample, keys, names, order=_natural_order)
+        if self.extra_summary:
+            result.update(self.extra_summary(records, docs))
+        return result
+
+    def metric_kinds(self) -> dict[str, dict[str, Any]]:
+        """What each metric is, for results files and report formatting."""
+        return {m.name: {"kind": m.kind, "scale": list(m.scale), "higher_is_better": m.higher_is_better,
+                         "description": m.description} for m in self.metrics}

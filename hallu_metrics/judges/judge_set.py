@@ -1,0 +1,47 @@
+"""The judges of one run, by role (``judge``, ``judge_claims``, ...): built once, sharing one call
+cache, closed together."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from hallubench.backends import CallCache
+from hallu_metrics.judges.base import Judge
+from hallu_metrics.judges.kinds import make_judge, public_spec
+
+
+class JudgeSet:
+    """``get(role)`` gives the judge for a role, falling back to the ``judge`` role; one judge per
+    distinct spec, so two roles naming the same model share its concurrency pool and cache."""
+
+    def __init__(self, specs: Mapping[str, str], cache: CallCache | None = None, retry_unparseable: bool = False):
+        if "judge" not in specs:
+            raise ValueError("a JudgeSet needs the 'judge' role")
+        self.specs = dict(specs)
+        self.retry_unparseable = retry_unparseable
+        self._cache = cache
+        self._by_spec: dict[str, Judge] = {}
+
+    def _cache_once(self) -> CallCache:
+        if self._cache is None:
+            self._cache = CallCache()
+        return self._cache
+
+    def get(self, role: str = "judge") -> Judge:
+        spec = self.specs.get(role) or self.specs["judge"]
+        if spec not in self._by_spec:
+            self._by_spec[spec] = make_judge(spec, self._cache_once(), self.retry_unparseable)
+        return self._by_spec[spec]
+
+    def public_specs(self) -> dict[str, str]:
+        """Role -> public spec (no secrets), without building any judge."""
+        return {role: public_spec(spec) for role, spec in self.specs.items()}
+
+    def report(self) -> dict[str, dict[str, int]]:
+        return {judge.spec: judge.report() for judge in self._by_spec.values()}
+
+    def close(self) -> None:
+        for judge in self._by_spec.values():
+            judge.close()
+        if self._cache is not None:
+            self._cache.close()

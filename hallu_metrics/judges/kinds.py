@@ -1,0 +1,126 @@
+"""Judge kinds, in one table: a spec string's kind decides what judges.
+
+| kind | judge | answers with |
+|---|---|---|
+| ``rule`` | ``RuleJudge`` | the check's published rule (offline, instant) |
+| ``none`` | no judge | nothing: records stay unjudged (``--predict_only`` runs) |
+| ``openai:``, ``hf:``, ``smollm2`` | ``LLMJudge`` | the check's prompt, reply parsed by the check |
+| ``hhem:``, ``nli:`` | ``ScorerJudge`` | P(consistent) of the check's (premise, hypothesis) pair |
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Callable, Sequence
+
+from hallubench.backends import BACKEND_KINDS, CallCache, backend_spec, make_client
+from hallubench.backends.aio import MicroBatcher
+from hallubench.errors import HallubenchError
+from hallubench.specs import parse_spec
+from hallu_metrics.judges.base import Check, Judge, Verdict
+from hallu_metrics.judges.llm import LLMJudge
+
+SCORER_KINDS = ("hhem", "nli")
+
+
+class RuleJudge:
+    """Runs each check's ``rule``; a check without a published rule is an error, not a guess."""
+
+    spec = "rule"
+
+    async def ask(self, check: Check, item: dict) -> Verdict:
+        if check.rule is None:
+            raise HallubenchError(f"the rule judge has no method for {check.name!r}: use an LLM judge spec")
+        return Verdict(check.rule(item), "ok", "rule")
+
+    def report(self) -> dict[str, int]:
+        return {"calls": 0, "cached": 0, "failed": 0}
+
+    def close(self) -> None:
+        pass
+
+
+class ScorerJudge:
+    """A classifier scorer (NLI / HHEM cross-encoder) as a judge: pairs from all pending items are
+    scored in batches, each score cached like an LLM call (key: scorer identity + pair)."""
+
+    def __init__(self, scorer: Any, cache: CallCache | None, spec: str):
+        self.scorer, self.cache, self.spec = scorer, cache, spec
+        self.stats = {"calls": 0, "cached": 0, "failed": 0}
+        self._batcher: MicroBatcher[tuple[str, str], float] = MicroBatcher(self._score_batch)
+
+    def _score_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        self.stats["calls"] += len(pairs)
+        return list(self.scorer.score(list(pairs)))
+
+    def _key(self, pair: tuple[str, str]) -> str:
+        blob = json.dumps([self.scorer.identity, *pair], ensure_ascii=True)
+        return hashlib.sha256(blob.encode("ascii")).hexdigest()
+
+    async def ask(self, check: Check, item: dict) -> Verdict:
+        if check.pair is None:
+            raise HallubenchError(f"a classifier scorer cannot answer {check.name!r}: use an LLM judge spec")
+        pair = check.pair(item)
+        key = self._key(pair)
+        cached = self.cache.get_many([key]).get(key) if self.cache is not None else None
+        if cached is not None:
+            self.stats["cached"] += 1
+            probability = float(cached)
+        else:
+            probability = float(await self._batcher.submit(pair))
+            if self.cache is not None:
+                self.cache.put(key, self.scorer.identity, repr(probability))
+        label = check.from_probability(probability) if check.from_probability else probability
+        return Verdict(label, "ok", f"{probability:.6f}")
+
+    def report(self) -> dict[str, int]:
+        return dict(self.stats)
+
+    def close(self) -> None:
+        self._batcher.close()
+
+
+def _llm_judge(spec: str, cache: CallCache, retry_unparseable: bool = False) -> Judge:
+    return LLMJudge(make_client(backend_spec(spec), cache), retry_unparseable=retry_unparseable)
+
+
+def _scorer_judge(spec: str, cache: CallCache, retry_unparseable: bool = False) -> Judge:
+    from hallu_metrics.scorers import make_classifier_scorer
+
+    parsed = parse_spec(spec, SCORER_KINDS)
+    return ScorerJudge(make_classifier_scorer({"kind": parsed.kind, **parsed.args}), cache, parsed.public())
+
+
+JUDGE_KINDS: dict[str, Callable[..., Judge]] = {
+    "rule": lambda spec, cache, retry_unparseable=False: RuleJudge(),
+    **{kind: _llm_judge for kind in BACKEND_KINDS},
+    **{kind: _scorer_judge for kind in SCORER_KINDS},
+}
+
+
+def judge_kind(spec: str) -> str:
+    """The kind a spec string names (``none`` included); raises on an unknown kind."""
+    text = (spec or "").strip()
+    kind = text.split(":", 1)[0]
+    if text == "none" or kind in JUDGE_KINDS:
+        return "none" if text == "none" else kind
+    known = ", ".join(["none", *JUDGE_KINDS])
+    raise HallubenchError(f"bad judge spec {spec!r}: unknown kind {kind!r} (expected one of: {known})")
+
+
+def public_spec(spec: str) -> str:
+    """The spec as it may be written to results (secrets never are), without building the judge."""
+    kind = judge_kind(spec)
+    if kind in ("none", "rule"):
+        return kind
+    return parse_spec(spec.strip(), (kind,)).public()
+
+
+def make_judge(spec: str, cache: CallCache | None = None, retry_unparseable: bool = False) -> Judge:
+    """Build a judge from its spec string (not ``none``: callers skip judging for it).
+    ``retry_unparseable`` re-asks LLM judges whose cached reply could not be read."""
+    kind = judge_kind(spec)
+    if kind == "none":
+        raise HallubenchError("judge 'none' judges nothing: skip judging instead")
+    return JUDGE_KINDS[kind](spec.strip(), cache if cache is not None else CallCache(), retry_unparseable)

@@ -1,0 +1,38 @@
+"""Streaming judging: every item runs its own chain of steps (e.g. abstention -> correctness, or
+refusal -> claims -> evidence -> verification of each claim) as soon as its previous step is done,
+all items at once under the judges' bounded pools. No step waits for other items (no barrier);
+an item is finished when its own chain is."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any, Sequence
+
+from tqdm.auto import tqdm
+
+from hallubench.backends.aio import run_sync
+from hallu_metrics.contract import Benchmark
+from hallu_metrics.judges.judge_set import JudgeSet
+
+
+async def judge_all(benchmark: Benchmark, responses: Sequence[str], docs: Sequence[dict], judges: JudgeSet,
+                    desc: str = "") -> list[dict[str, Any]]:
+    """All items' chains concurrently; records in input order."""
+    with tqdm(total=len(docs), desc=desc or f"judge {benchmark.name}", unit="item", file=sys.stderr,
+              dynamic_ncols=True) as bar:
+
+        async def one(doc: dict, response: str) -> dict[str, Any]:
+            record = await benchmark.judge_item(doc, response, judges)
+            bar.update(1)
+            return record
+
+        return list(await asyncio.gather(*(one(d, r) for d, r in zip(docs, responses))))
+
+
+def judge_responses(benchmark: Benchmark, responses: Sequence[str], docs: Sequence[dict], judges: JudgeSet,
+                    desc: str = "") -> list[dict[str, Any]]:
+    """Synchronous entry point of :func:`judge_all` (lm-eval filters, ``hallubench score``)."""
+    if len(responses) != len(docs):
+        raise ValueError(f"{len(responses)} responses for {len(docs)} docs")
+    return run_sync(judge_all(benchmark, responses, docs, judges, desc))

@@ -1,0 +1,80 @@
+"""The asyncio plumbing shared by every client: run a coroutine from synchronous code, and gather
+single requests into batches for backends that are fastest in bulk (local models, classifiers)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Awaitable, Callable, Generic, Sequence, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def run_sync(coroutine: Awaitable[T]) -> T:
+    """Run ``coroutine`` to completion from synchronous code (in a helper thread when an event loop
+    is already running in this one, e.g. inside a notebook)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)  # type: ignore[arg-type]
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(coroutine)  # type: ignore[arg-type]
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+class MicroBatcher(Generic[T, R]):
+    """Collects single submissions and runs them through ``run_batch`` in bulk, one batch at a time,
+    in a worker thread. While a batch runs, new submissions queue up for the next one, so a
+    pipeline's items that reach the same step at about the same time share a batch (no barrier:
+    nothing waits for items that are still at an earlier step)."""
+
+    def __init__(self, run_batch: Callable[[Sequence[T]], Sequence[R]], max_batch: int = 256, linger: float = 0.005):
+        self.run_batch = run_batch
+        self.max_batch = max_batch
+        self.linger = linger
+        self._pending: list[tuple[T, asyncio.Future]] = []
+        self._worker: asyncio.Task | None = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="batch")
+
+    async def submit(self, item: T) -> R:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future = loop.create_future()
+        self._pending.append((item, future))
+        if self._worker is None or self._worker.done() or self._worker.get_loop() is not loop:
+            self._worker = loop.create_task(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        loop = asyncio.get_running_loop()
+        await asyncio.sleep(self.linger)  # let the items released by the same event gather
+        while self._pending:
+            batch, self._pending = self._pending[: self.max_batch], self._pending[self.max_batch :]
+            try:
+                results = await loop.run_in_executor(self._executor, self.run_batch, [item for item, _ in batch])
+            except BaseException as exc:  # the batch's callers see the error; later batches still run
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(exc)
+                if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)):
+                    raise
+                continue
+            for (_, future), result in zip(batch, results):
+                if not future.done():
+                    future.set_result(result)
+            await asyncio.sleep(0)
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)

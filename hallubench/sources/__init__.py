@@ -1,0 +1,1 @@
+"""Readers of official benchmark data files, shared by generators and the lm-eval task loaders."""
