@@ -9,7 +9,14 @@ import datasets
 import pytest
 from conftest import SHARED_DATA
 
-from generators.halueval import SCHEMAS, Settings, generate, read_source, sampling_messages
+from generators.halueval import (
+    LENGTH_RULE_TASKS,
+    SCHEMAS,
+    Settings,
+    generate,
+    read_source,
+    sampling_messages,
+)
 from hallu_metrics.halueval import TASKS
 from hallubench.backends import CallCache, backend_spec, make_client
 from hallubench.cli import main
@@ -36,9 +43,9 @@ def scripted(messages: list[dict]) -> str:
     return "#Hallucinated Answer#: fake-" + hashlib.sha256(json.dumps(messages).encode()).hexdigest()[:8]
 
 
-def _run(server, cache_path, task: str, seed: int) -> list[dict]:
+def _run(server, cache_path, task: str, seed: int, pattern_mode: str = "all") -> list[dict]:
     client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), CallCache(cache_path))
-    return generate(RECORDS[task], client, client, Settings(task=task, n=4, seed=seed))
+    return generate(RECORDS[task], client, client, Settings(task=task, n=4, seed=seed, pattern_mode=pattern_mode))
 
 
 @pytest.mark.parametrize("task", ["qa", "dialogue", "summarization"])
@@ -56,18 +63,56 @@ def test_same_seed_gives_identical_rows_from_the_cache(task, tmp_path):
     assert other != first
     for row in first:
         assert set(spec.columns) <= set(row) and row[spec.hallucinated].startswith("fake-")
-        assert row["pattern"] in {p.name for p in spec.patterns} and row["schema"] in SCHEMAS
+        assert row["pattern"] == "" and row["schema"] in SCHEMAS  # the model chose among all patterns
         assert row["selected_by"] == "filter" and row["rejected_candidate"].startswith("fake-")
 
 
+@pytest.mark.parametrize("task", ["qa", "dialogue", "summarization"])
+def test_default_instruction_offers_every_pattern_and_single_mode_one(task, tmp_path):
+    """As in the paper's sampling instruction (Table 2), every pattern of the task is offered with its
+    demonstration, as alternatives the model chooses from; --pattern-mode single shows one seeded pattern per
+    candidate and records it in the row."""
+    spec, record = TASKS[task], RECORDS[task][0]
+    offered = sampling_messages(spec, record, "one-pass", spec.patterns)[0]["content"]
+    assert all(p.produce in offered and p.demo[spec.hallucinated] in offered for p in spec.patterns)
+    assert offered.count("\n\nor\n\n") == len(spec.patterns) - 1 and "one of the methods" in offered
+    seen: list[str] = []
+
+    def reply(messages):
+        if messages[-1]["content"].rstrip().endswith("#Your Choice#:"):
+            return "Answer 1"
+        text = "\n".join(m["content"] for m in messages)
+        seen.append(text)
+        return f"fake-{len(text)}"
+
+    with LoopbackChatServer(reply) as server:
+        rows = _run(server, tmp_path / "c.sqlite", task, seed=3, pattern_mode="single")
+    assert all(sum(p.produce in text for p in spec.patterns) == 1 for text in seen)
+    for row in rows:
+        shown = next(p for p in spec.patterns if p.name == row["pattern"])
+        assert any(shown.produce in text and f"fake-{len(text)}" == row[spec.hallucinated] for text in seen)
+
+
+@pytest.mark.parametrize("task", ["qa", "dialogue", "summarization"])
+def test_length_rule_only_where_the_paper_states_it(task):
+    """"About 5 more words than the right text" is part of the QA (Table 2) and summarization (Table 12)
+    instructions, not of the dialogue one (Table 11)."""
+    spec = TASKS[task]
+    text = sampling_messages(spec, RECORDS[task][0], "one-pass", spec.patterns)[0]["content"]
+    assert ("five words longer" in text) == (task in LENGTH_RULE_TASKS) == (task != "dialogue")
+
+
 def test_conversational_schema_teaches_in_turns():
-    """One-pass is a single user message; conversational splits the same text into acknowledged turns."""
+    """One-pass is a single user message; conversational teaches the intention, then each method in its own
+    acknowledged turn, then gives the input: the same parts in the same order."""
     spec, record = TASKS["qa"], RECORDS["qa"][0]
-    pattern = spec.patterns[0]
-    one = sampling_messages(spec, record, "one-pass", pattern)
-    turns = sampling_messages(spec, record, "conversational", pattern)
-    assert len(one) == 1 and [m["role"] for m in turns] == ["user", "assistant", "user", "assistant", "user"]
-    assert one[0]["content"] == "\n\n".join(m["content"] for m in turns if m["role"] == "user")
+    one = sampling_messages(spec, record, "one-pass", spec.patterns)
+    turns = sampling_messages(spec, record, "conversational", spec.patterns)
+    assert len(one) == 1 and [m["role"] for m in turns] == ["user", "assistant"] * (1 + len(spec.patterns)) + ["user"]
+    user_parts = [m["content"] for m in turns if m["role"] == "user"]
+    assert one[0]["content"] == "\n\n".join([user_parts[0], "\n\nor\n\n".join(user_parts[1:-1]), user_parts[-1]])
+    single = sampling_messages(spec, record, "conversational", spec.patterns[:1])
+    assert len(single) == 5 and "Method:" in single[2]["content"]
 
 
 def test_filter_fallbacks(tmp_path):
