@@ -119,6 +119,11 @@ class EmbeddingCache:
             found.update(fresh)
         return np.stack([found[key] for key in keys])
 
+    @property
+    def memory_count(self) -> int:
+        """Vectors currently held in memory (at most ``memory_items``)."""
+        return len(self._lru)
+
     def _lookup(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
         with self._lock:
