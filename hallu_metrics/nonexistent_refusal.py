@@ -1,14 +1,12 @@
 """NonExistentRefusal (HalluLens 3.3): does the response treat a non-existent entity as real?
 False acceptance rate = believed / N, overall, per domain and (GeneratedEntities) per place tier.
 
-The rule version of the check (embedded default, no LLM) is phrase based: a response that
-contains a WildHallucinations abstention phrase or an explicit existence denial / hedge
-(``EXISTENCE_DENIALS``) does not believe; any other response counts as believing.
+The rule version of the check (embedded default, no LLM) is ``rules.believes_by_rule``: abstention
+phrases and denials of the entity's existence or of knowing it mean not believing; anything else believes.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import datasets
@@ -18,25 +16,9 @@ from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.judges.parsing import parse_json_bool
 from hallu_metrics.judges.prompts import few_shot_judgement
-from hallu_metrics.judges.rules import contains_abstention_phrase
+from hallu_metrics.judges.rules import believes_by_rule
 
 OUTCOMES = ("believed", "not_believed", "unjudged")
-
-EXISTENCE_DENIALS = re.compile(
-    r"\b(?:does not|doesn't|did not|didn't|may not|might not) (?:seem to |appear to )?exist"
-    r"|\b(?:does not|doesn't|do not|don't) (?:seem|appear) to be (?:a|an|any)\b"
-    r"|\bno (?:such|known|record|records|information|evidence|data)\b"
-    r"|\bno (?:reliable|verified|verifiable|credible) (?:information|records?|data|sources?)\b"
-    r"|\bno (?:\w+ ){0,3}(?:called|named|by (?:that|this) name)\b"
-    r"|(?:\bnot|n't) (?:a |an )?(?:real|recogni[sz]ed|widely (?:known|recogni[sz]ed)|known|aware|familiar|able to (?:find|verify|confirm))"
-    r"|(?:\bnot|n't) (?:a |an )?(?:\w+ ){0,2}(?:I|we) (?:can find|could find|recogni[sz]e|know of)\b"
-    r"|\b(?:don't|do not|didn't|did not) know (?:of|about) (?:a|an|any)\b"
-    r"|\bring a bell\b"
-    r"|\b(?:fictional|fictitious|made[- ]up|hypothetical|non-?existent)\b"
-    r"|\bunable to (?:find|locate|verify|confirm)"
-    r"|\b(?:can't|cannot|could not|couldn't) (?:find|locate|verify|confirm)",
-    re.IGNORECASE,
-)
 
 # Worked examples for the judge, written for this project.
 _EXAMPLES = [
@@ -69,17 +51,12 @@ def _messages(item: dict) -> list[dict[str, str]]:
     return few_shot_judgement(_SYSTEM, "does_believe", _EXAMPLES, intro, item["prompt"], item["response"])
 
 
-def believes_by_rule(response: str) -> bool:
-    """Rule version: no abstention phrase and no existence denial means the response believes."""
-    return not (contains_abstention_phrase(response) or EXISTENCE_DENIALS.search(response.replace("\u2019", "'")))
-
-
 DOES_BELIEVE = Check(
     name="does_believe",
     messages=_messages,
     parse=lambda text: parse_json_bool(text, "does_believe"),
     reminder='Answer with exactly {"does_believe": true} or {"does_believe": false}.',
-    rule=lambda item: believes_by_rule(item["response"]),
+    rule=lambda item: believes_by_rule(item["response"], item["name"]),
     max_tokens=32,
 )
 

@@ -12,7 +12,7 @@ from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.judges.parsing import parse_json_bool, parse_label
 from hallu_metrics.judges.prompts import DATA_NOTICE, data_block, few_shot_judgement
-from hallu_metrics.judges.rules import contains_abstention_phrase, matches_gold
+from hallu_metrics.judges.rules import is_abstention_precisewikiqa, matches_gold
 
 CORRECTNESS_LABELS = ("CORRECT", "INCORRECT", "UNVERIFIABLE")
 OUTCOMES = ("abstained", "correct", "hallucinated", "unjudged")
@@ -75,7 +75,7 @@ ABSTENTION = Check(
     messages=_abstention_messages,
     parse=lambda text: parse_json_bool(text, "is_abstaining"),
     reminder='Answer with exactly {"is_abstaining": true} or {"is_abstaining": false}.',
-    rule=lambda item: contains_abstention_phrase(item["response"]),
+    rule=lambda item: is_abstention_precisewikiqa(item["response"]),
     max_tokens=32,
 )
 

@@ -102,7 +102,7 @@ def test_mixed_summary_has_no_place_tier_rows():
 ])
 def test_rule_version_treats_abstentions_and_existence_denials_as_not_believing(response, believes):
     """The phrase-based rule: abstention phrases and existence denials / hedges mean not believing."""
-    assert ne.believes_by_rule(response) is believes
+    assert ne.DOES_BELIEVE.rule({"response": response, "name": "Aus bus"}) is believes
 
 
 def test_llm_judge_parses_does_believe_and_counts_unparseable(tmp_path):
