@@ -1,7 +1,8 @@
 """PreciseWikiQA test-set generator (HalluLens 3.1): pick pages per difficulty bin, pick one
 chunk, ask the generator for one short-answer question, answer it separately from the chunk
-alone, reject unanswerable / long answers, and top up each bin from further pages until its
-quota is met or the source runs out."""
+alone, reject unanswerable / long answers and unusable items (generators.question_checks), and top up
+each bin from further pages until its quota is met or the source runs out. ``--question-writer offline``
+replaces the LLM by template questions (generators.offline_questions) for machines without one."""
 
 from __future__ import annotations
 
@@ -9,18 +10,20 @@ import hashlib
 import math
 import random
 import re
+import statistics
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import datasets
 
+from generators.chunking import chunk_article, count_tokens
+from generators.difficulty import Binning, bin_by_centrality, load_centrality
+from generators.offline_questions import pick_question
+from generators.publishing import CardInfo, generation_date
+from generators.question_checks import rejection_reason
+from generators.sources.articles import OFFLINE_SOURCE, Article, LoadedSource
 from hallubench.backends import ChatRequest, ModelClient
 from hallubench.errors import HallubenchError
-from generators.chunking import chunk_article
-from generators.difficulty import Binning, bin_by_centrality, load_centrality
-from generators.publishing import CardInfo, generation_date
-from generators.sources.articles import Article, LoadedSource
 
 N_BINS = 10
 MAX_ANSWER_WORDS = 10
@@ -63,6 +66,7 @@ class Candidate:
     reference: str = ""
     question: str = ""
     answer: str = ""
+    kind: str = "llm"
 
 
 @dataclass
@@ -73,6 +77,7 @@ class Report:
     accepted: Counter = field(default_factory=Counter)
     tried: Counter = field(default_factory=Counter)
     rejected: Counter = field(default_factory=Counter)
+    kinds: Counter = field(default_factory=Counter)
 
 
 def _question_messages(title: str, reference: str) -> list[dict[str, str]]:
@@ -96,7 +101,9 @@ def _answer_messages(reference: str, question: str) -> list[dict[str, str]]:
 
 
 _PREFIX = re.compile(r"^\s*(?:\*\*)?(?:question|q|answer|a)\s*[:.)-]\s*(?:\*\*)?\s*", re.IGNORECASE)
-_UNANSWERABLE = re.compile(r"unanswerable|not answerable|cannot be answered|can't be answered|not (?:mentioned|stated|provided)", re.IGNORECASE)
+_UNANSWERABLE = re.compile(
+    r"unanswerable|not answerable|cannot be answered|can't be answered|not (?:mentioned|stated|provided)", re.IGNORECASE
+)
 
 
 def parse_question(text: str) -> str | None:
@@ -115,7 +122,8 @@ def parse_answer(text: str) -> tuple[str | None, str | None]:
     lines = [l for l in text.strip().splitlines() if l.strip()]
     if not lines:
         return None, "empty_answer"
-    answer = _PREFIX.sub("", re.sub(r"^\s*(?:\d+[.)]|[-*])\s+", "", lines[0])).strip().strip("*\"'` ").rstrip(".").strip()
+    answer = _PREFIX.sub("", re.sub(r"^\s*(?:\d+[.)]|[-*])\s+", "", lines[0])).strip().strip("*\"'` ")
+    answer = answer.rstrip(".").strip()
     if not answer:
         return None, "empty_answer"
     if _UNANSWERABLE.search(answer) or answer.lower().startswith("unfortunately"):
@@ -150,12 +158,15 @@ def _quotas(n: int, bins: list[int | None]) -> dict[int | None, int]:
 
 
 def generate(
-    source: LoadedSource, client: ModelClient, settings: Settings, centrality: tuple[str, str] | None
+    source: LoadedSource, client: ModelClient | None, settings: Settings, centrality: tuple[str, str] | None
 ) -> tuple[list[dict], Report, Binning | None]:
-    """Run the pipeline; returns rows sorted by bin, the report and the binning used."""
+    """Run the pipeline (``client`` is None for the offline writer); returns rows sorted by bin, the report
+    and the binning used."""
     if settings.n < 1:
         raise HallubenchError("--n must be at least 1")
-    binning = bin_by_centrality([a.title for a in source.articles], load_centrality(*centrality), N_BINS) if centrality else None
+    binning = None
+    if centrality:
+        binning = bin_by_centrality([a.title for a in source.articles], load_centrality(*centrality), N_BINS)
     pools = _pools(source, binning, settings.seed)
     bins: list[int | None] = list(range(N_BINS)) if binning else [None]
     report = Report(quotas=_quotas(settings.n, bins))
@@ -184,6 +195,10 @@ def generate(
             report.tried[cand.difficulty] += 1
             if not cand.answer:
                 continue
+            reason = rejection_reason(cand.question, cand.answer, cand.article.title, cand.reference)
+            if reason:
+                report.rejected[reason] += 1
+                continue
             key = cand.question.lower()
             if key in seen_questions:
                 report.rejected["duplicate_question"] += 1
@@ -194,11 +209,15 @@ def generate(
     short = {b: (len(accepted[b]), report.quotas[b]) for b in bins if len(accepted[b]) < report.quotas[b]}
     if short and not settings.allow_shortfall:
         detail = ", ".join(f"bin {b}: {got}/{want}" for b, (got, want) in short.items())
-        raise HallubenchError(f"the source ran out of pages before every bin met its quota ({detail}); add pages, lower --n or pass --allow-shortfall")
+        raise HallubenchError(
+            f"the source ran out of pages before every bin met its quota ({detail}); add pages, lower --n or pass "
+            "--allow-shortfall"
+        )
     rows = []
     for b in bins:
         report.accepted[b] = len(accepted[b])
         for cand in accepted[b]:
+            report.kinds[cand.kind] += 1
             rows.append({
                 "id": "pwqa-" + hashlib.sha1(f"{cand.article.title}\n{cand.question}".encode()).hexdigest()[:12],
                 "question": cand.question,
@@ -214,12 +233,31 @@ def generate(
     return rows, report, binning
 
 
-def _run_wave(wave: list[Candidate], client: ModelClient, settings: Settings, report: Report) -> None:
-    """Question then answer for every candidate of a wave, in two batched passes."""
+def _run_wave(wave: list[Candidate], client: ModelClient | None, settings: Settings, report: Report) -> None:
+    """Pick each candidate's reference chunk, then write its question and answer."""
     for cand in wave:
         chunks = chunk_article(cand.article.markdown, settings.min_tokens, settings.max_tokens)
         cand.chunk_index = random.Random(f"{settings.seed}:chunk:{cand.article.title}").randrange(len(chunks))
         cand.reference = chunks[cand.chunk_index]
+    if client is None:
+        _write_offline(wave, settings, report)
+    else:
+        _write_with_llm(wave, client, settings, report)
+
+
+def _write_offline(wave: list[Candidate], settings: Settings, report: Report) -> None:
+    """Template questions (generators.offline_questions), one drawn per reference."""
+    for cand in wave:
+        rng = random.Random(f"{settings.seed}:offline:{cand.article.title}")
+        written = pick_question(cand.article.title, cand.reference, rng)
+        if written is None:
+            report.rejected["no_template_question"] += 1
+        else:
+            cand.question, cand.answer, cand.kind = written.question, written.answer, written.kind
+
+
+def _write_with_llm(wave: list[Candidate], client: ModelClient, settings: Settings, report: Report) -> None:
+    """Question then answer for every candidate of a wave, in two batched passes (HalluLens 3.1.2)."""
     questions = client.complete_or_raise(
         [
             ChatRequest.from_messages(
@@ -242,7 +280,10 @@ def _run_wave(wave: list[Candidate], client: ModelClient, settings: Settings, re
             cand.question = question
             asked.append(cand)
     answers = client.complete_or_raise(
-        [ChatRequest.from_messages(_answer_messages(c.reference, c.question), temperature=0.0, max_tokens=32) for c in asked],
+        [
+            ChatRequest.from_messages(_answer_messages(c.reference, c.question), temperature=0.0, max_tokens=32)
+            for c in asked
+        ],
         desc="generate: answers",
     )
     for cand, text in zip(asked, answers):
@@ -253,13 +294,51 @@ def _run_wave(wave: list[Candidate], client: ModelClient, settings: Settings, re
             cand.answer = answer
 
 
-def card_for(source: LoadedSource, settings: Settings, generator_spec: str, report: Report, binning: Binning | None, centrality: tuple[str, str] | None) -> CardInfo:
-    """The dataset card: provenance, parameters, counts per bin and rejections."""
-    label = lambda b: "unbinned" if b is None else str(b)  # noqa: E731
+OFFLINE_WRITER = "offline templates (generators/offline_questions.py, no LLM)"
+_FILTERS = (
+    f"unanswerable, answers over {MAX_ANSWER_WORDS} words, questions that are not self-contained (refer to "
+    "'the text' / 'this excerpt', a bare demonstrative, a pronoun before any name), questions that do not name "
+    "the page they ask about, answers that are not a span (or close match) of the reference, answers made of the "
+    "question's own words, duplicate questions"
+)
+_OFFLINE_METHOD = (
+    "An **offline stand-in** for HalluLens' LLM-written questions, for machines without a capable LLM: each "
+    "question is a template filled from the wording of its reference, so the set is easier than the paper's "
+    "and its numbers are not comparable with HalluLens'. Templates: `title` (the lead's defining sentence "
+    "\"X is the ...\" asked back as \"What is the name of the ...?\", answer X), `year` (\"X was founded ... in "
+    "1850\" -> \"In what year was X founded ...?\"), `place` (\"X was born / is located in P\" -> \"Where ...?\"). "
+    "Each answer is a span of the reference and each question passed the filters above. See docs/precisewikiqa.md "
+    "for the method and a hand check."
+)
+
+
+def _length_summary(references: list[str], settings: Settings) -> str:
+    """Real reference lengths of the set, next to the chunking bounds."""
+    if not references:
+        return f"chunk bounds {settings.min_tokens}-{settings.max_tokens} tokens; no references"
+    tokens = [count_tokens(r) for r in references]
+    words = [len(r.split()) for r in references]
+    text = (
+        f"chunk bounds {settings.min_tokens}-{settings.max_tokens} tokens (words + punctuation); references in this "
+        f"set: {min(tokens)}-{max(tokens)} tokens (median {statistics.median(tokens):g}), "
+        f"{min(words)}-{max(words)} words"
+    )
+    if max(tokens) < settings.min_tokens:
+        text += " - every reference is a whole source text shorter than the chunk minimum"
+    return text
+
+
+def card_for(
+    source: LoadedSource, source_option: str, settings: Settings, writer: str, report: Report,
+    binning: Binning | None, centrality: tuple[str, str] | None, rows: list[dict],
+) -> CardInfo:
+    """The dataset card: provenance, method, parameters, counts per bin and rejections."""
+    label = lambda b: "unbinned" if b is None else str(b)
     table = "| bin | quota | pages tried | accepted |\n|---|---|---|---|\n" + "\n".join(
         f"| {label(b)} | {q} | {report.tried[b]} | {report.accepted[b]} |" for b, q in report.quotas.items()
     )
     rejections = "\n".join(f"- {reason}: {count}" for reason, count in sorted(report.rejected.items())) or "- none"
+    offline_corpus = source_option == OFFLINE_SOURCE
     if binning:
         difficulty = (
             f"Bins 0 (least central, hardest) to 9 (most central) are deciles of WikiRank harmonic centrality "
@@ -269,34 +348,58 @@ def card_for(source: LoadedSource, settings: Settings, generator_spec: str, repo
         )
     else:
         difficulty = (
-            "No centrality data was given, so the set is **not binned by difficulty** (`difficulty` is null). "
-            "Pass --wikirank-titles/--wikirank-scores for the paper's 10 harmonic-centrality bins."
+            "No centrality data was given, so the set is **not binned by difficulty** (`difficulty` and `h_score` "
+            "are null). Pass --wikirank-titles/--wikirank-scores for the paper's 10 harmonic-centrality bins"
+            + (" (WikiRank's files are not available offline)." if offline_corpus else ".")
         )
+    ids = ""
+    if all(r["pageid"] is None for r in rows):
+        ids = " `pageid` and `revid` are null: the source does not carry them" + (
+            " (the offline Vital Articles summaries hold title, lead text, description and topic only)."
+            if offline_corpus else "."
+        )
+    generation = [
+        f"- question writer: {writer}", f"- seed: {settings.seed}", f"- requested: {settings.n}",
+        f"- references: {_length_summary([r['reference'] for r in rows], settings)}",
+    ]
+    if writer != OFFLINE_WRITER:
+        generation.append(
+            f"- question sampling: temperature {settings.question_temperature}, top_p {settings.question_top_p}; "
+            "answers greedy"
+        )
+    generation += [f"- filters: {_FILTERS}", f"- date: {generation_date()}"]
+    sections = {
+        "Source": (
+            f"- source: {source.name}\n- revision: {source.revision or 'n/a'}\n"
+            f"- pages available: {len(source.articles)}"
+        ),
+        "Generation": "\n".join(generation),
+    }
+    if writer == OFFLINE_WRITER:
+        kinds = ", ".join(f"{kind}: {count}" for kind, count in sorted(report.kinds.items())) or "none"
+        sections["Method"] = f"{_OFFLINE_METHOD}\n\nQuestions per template: {kinds}."
+    sections |= {
+        "Difficulty": difficulty,
+        "Counts per bin": table,
+        "Rejections": rejections,
+        "Columns": (
+            "`id`, `question`, `answer` (gold, from the reference alone), `title`, `reference` (the chunk), "
+            "`difficulty` (bin or null), `h_score` (harmonic centrality or null), `pageid`, `revid`, `chunk_index`."
+            + ids
+        ),
+    }
+    summary = (
+        "Short, fact-seeking questions generated from Wikipedia passages, following HalluLens' PreciseWikiQA "
+        "(Bang et al., 2025, section 3.1). Evaluate with the lm-eval task `precisewikiqa` from hallubench."
+    )
+    if writer == OFFLINE_WRITER:
+        summary += " This set is an offline stand-in with template questions (see Method), easier than the paper's."
     return CardInfo(
         pretty_name="PreciseWikiQA (hallubench dynamic test set)",
         license=source.license,
         task_categories=["question-answering"],
-        summary=(
-            "Short, fact-seeking questions generated from Wikipedia passages, following HalluLens' PreciseWikiQA "
-            "(Bang et al., 2025, section 3.1). Evaluate with the lm-eval task `precisewikiqa` from hallubench."
-        ),
-        sections={
-            "Source": f"- source: {source.name}\n- revision: {source.revision or 'n/a'}\n- pages available: {len(source.articles)}",
-            "Generation": (
-                f"- generator: `{generator_spec}`\n- seed: {settings.seed}\n- requested: {settings.n}\n"
-                f"- chunks: {settings.min_tokens}-{settings.max_tokens} tokens (word/punctuation count)\n"
-                f"- question sampling: temperature {settings.question_temperature}, top_p {settings.question_top_p}; answers greedy\n"
-                f"- filters: unanswerable, answers over {MAX_ANSWER_WORDS} words, duplicate questions\n"
-                f"- date: {generation_date()}"
-            ),
-            "Difficulty": difficulty,
-            "Counts per bin": table,
-            "Rejections": rejections,
-            "Columns": (
-                "`id`, `question`, `answer` (gold, from the reference alone), `title`, `reference` (the chunk), "
-                "`difficulty` (bin or null), `h_score` (harmonic centrality or null), `pageid`, `revid`, `chunk_index`."
-            ),
-        },
+        summary=summary,
+        sections=sections,
     )
 
 
@@ -305,17 +408,35 @@ def add_arguments(parser) -> None:
 
     parser.add_argument("--source", required=True, help=SOURCE_HELP)
     parser.add_argument("--n", type=int, required=True, help="questions in the set (split evenly over the bins)")
-    parser.add_argument("--generator", required=True, help="backend spec of the question/answer generator")
+    parser.add_argument(
+        "--question-writer", choices=["llm", "offline"], default="llm",
+        help="'llm' (default, the paper's pipeline with --generator) or 'offline': template questions without an "
+        "LLM, an easier stand-in for machines without one (docs/precisewikiqa.md)",
+    )
+    # An empty list tells generators.cli to open no client (the offline writer needs none).
+    parser.add_argument(
+        "--generator", default=[],
+        help="backend spec of the question/answer generator (required with --question-writer llm)",
+    )
     parser.add_argument("--wikirank-titles", help="WikiRank titles file (path or URL), e.g. enwiki-2024.titles")
-    parser.add_argument("--wikirank-scores", help="WikiRank harmonic centrality file (path or URL), parallel to the titles")
+    parser.add_argument(
+        "--wikirank-scores", help="WikiRank harmonic centrality file (path or URL), parallel to the titles"
+    )
     parser.add_argument("--min-chunk-tokens", type=int, default=200)
     parser.add_argument("--max-chunk-tokens", type=int, default=500)
-    parser.add_argument("--allow-shortfall", action="store_true", help="write a smaller set (reported in the card) instead of failing")
+    parser.add_argument(
+        "--allow-shortfall", action="store_true", help="write a smaller set (reported in the card) instead of failing"
+    )
 
 
-def run(args, client: ModelClient) -> tuple[list[dict], CardInfo]:
+def run(args, client: ModelClient | list) -> tuple[list[dict], CardInfo]:
     from generators.sources.articles import load_articles
 
+    offline = args.question_writer == "offline"
+    if offline and args.generator:
+        raise HallubenchError("--generator is not used with --question-writer offline; drop one of them")
+    if not offline and not args.generator:
+        raise HallubenchError("--generator SPEC is required (or pass --question-writer offline)")
     if bool(args.wikirank_titles) != bool(args.wikirank_scores):
         raise HallubenchError("--wikirank-titles and --wikirank-scores go together")
     centrality = (args.wikirank_titles, args.wikirank_scores) if args.wikirank_titles else None
@@ -324,5 +445,7 @@ def run(args, client: ModelClient) -> tuple[list[dict], CardInfo]:
         allow_shortfall=args.allow_shortfall,
     )
     source = load_articles(args.source)
-    rows, report, binning = generate(source, client, settings, centrality)
-    return rows, card_for(source, settings, client.public_spec, report, binning, centrality)
+    model = None if offline else client
+    rows, report, binning = generate(source, model, settings, centrality)
+    writer = OFFLINE_WRITER if offline else f"LLM `{client.public_spec}`"
+    return rows, card_for(source, args.source, settings, writer, report, binning, centrality, rows)

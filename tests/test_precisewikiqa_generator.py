@@ -9,7 +9,7 @@ from pathlib import Path
 import datasets
 import pytest
 
-from generators.chunking import chunk_article, count_tokens
+from generators.chunking import chunk_article, count_tokens, split_sentences
 from generators.difficulty import bin_by_centrality
 from generators.precisewikiqa import parse_answer, parse_question
 from hallubench.cli import main
@@ -17,7 +17,8 @@ from hallubench.loopback import LoopbackChatServer
 
 
 def scripted_generator(messages):
-    """Questions name the page; pages whose title starts with A-F are 'unanswerable', G-L get a long answer."""
+    """Questions name the page; pages whose title starts with A-F are 'unanswerable', G-L get a long answer,
+    the others the longest of the reference's first 20 words (a span of the reference)."""
     text = messages[-1]["content"]
     title = re.search(r'article "([^"]+)"', text)
     if title:
@@ -27,7 +28,8 @@ def scripted_generator(messages):
         return "unanswerable"
     if subject[0].upper() in "GHIJKL":
         return "a very long answer that goes on for far more than ten words in total"
-    return f"{subject} fact."
+    reference = text.split("Reference text:\n", 1)[1].split("\n\nQuestion:", 1)[0]
+    return max(re.findall(r"[A-Za-z]+", reference)[:20], key=len) + "."
 
 
 @pytest.fixture
@@ -47,7 +49,8 @@ def wikirank(tmp_path, goodwiki_sample):
 
 def generate(server, out, source, n, seed=0, extra=()):
     return main(["generate", "precisewikiqa", "--source", str(source), "--n", str(n), "--seed", str(seed),
-                 "--generator", f"openai:base_url={server.base_url},model=scripted,max_retries=0", "--out", str(out), *extra])
+                 "--generator", f"openai:base_url={server.base_url},model=scripted,max_retries=0",
+                 "--out", str(out), *extra])
 
 
 def test_chunks_respect_bounds_and_drop_the_trailing_chunk(goodwiki_sample):
@@ -91,7 +94,9 @@ def _arrow_digest(folder: Path) -> str:
     return hashlib.sha256(b"".join(p.read_bytes() for p in sorted((folder / "test").glob("*.arrow")))).hexdigest()
 
 
-def test_binned_generation_meets_quotas_filters_and_is_deterministic(server, tmp_path, goodwiki_sample, wikirank, monkeypatch):
+def test_binned_generation_meets_quotas_filters_and_is_deterministic(
+    server, tmp_path, goodwiki_sample, wikirank, monkeypatch
+):
     titles_file, scores_file, _ = wikirank
     extra = ["--wikirank-titles", str(titles_file), "--wikirank-scores", str(scores_file)]
     assert generate(server, tmp_path / "a", goodwiki_sample, 5, seed=7, extra=extra) == 0
@@ -133,8 +138,10 @@ def test_shortfall_is_an_error_and_writes_nothing(server, tmp_path, goodwiki_sam
 @pytest.mark.parametrize("args, message", [
     (["--source", "nowhere", "--n", "3", "--generator", "smollm2"], "unknown source"),
     (["--source", "wiki-offline", "--n", "3", "--generator", "gpt4"], "unknown kind"),
-    (["--source", "wiki-offline", "--n", "0", "--generator", "openai:base_url=http://127.0.0.1:9/v1,model=m"], "--n must be at least 1"),
-    (["--source", "wiki-offline", "--n", "3", "--generator", "openai:base_url=http://127.0.0.1:9/v1,model=m,max_retries=0", "--wikirank-titles", "x"], "go together"),
+    (["--source", "wiki-offline", "--n", "0", "--generator", "openai:base_url=http://127.0.0.1:9/v1,model=m"],
+     "--n must be at least 1"),
+    (["--source", "wiki-offline", "--n", "3", "--generator",
+      "openai:base_url=http://127.0.0.1:9/v1,model=m,max_retries=0", "--wikirank-titles", "x"], "go together"),
 ])
 def test_bad_input_gives_one_line_error(tmp_path, capsys, args, message):
     assert main(["generate", "precisewikiqa", *args, "--out", str(tmp_path / "o")]) == 2
@@ -145,13 +152,15 @@ def test_bad_input_gives_one_line_error(tmp_path, capsys, args, message):
 
 def test_unreachable_generator_fails_cleanly(tmp_path, capsys, goodwiki_sample):
     spec = "openai:base_url=http://127.0.0.1:9/v1,model=m,max_retries=1,backoff=0.01"
-    assert main(["generate", "precisewikiqa", "--source", str(goodwiki_sample), "--n", "2", "--generator", spec, "--out", str(tmp_path / "o")]) == 2
+    assert main(["generate", "precisewikiqa", "--source", str(goodwiki_sample), "--n", "2", "--generator", spec,
+                 "--out", str(tmp_path / "o")]) == 2
     assert "failed after retries" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
 
 
 def test_existing_output_is_not_overwritten_by_default(server, tmp_path, goodwiki_sample, capsys):
     (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "notes.txt").write_text("mine")
     assert generate(server, tmp_path / "o", goodwiki_sample, 2) == 2
     assert "already exists" in capsys.readouterr().err
 
@@ -161,7 +170,8 @@ def test_jsonl_source_with_goodwiki_columns(server, tmp_path, goodwiki_sample):
     lines = []
     for page in sorted(goodwiki_sample.iterdir()):
         props = json.loads((page / "props.json").read_text())
-        lines.append(json.dumps({"title": props["title"], "markdown": (page / "markdown.md").read_text(), "pageid": props["pageid"], "revid": props["revid"]}))
+        lines.append(json.dumps({"title": props["title"], "markdown": (page / "markdown.md").read_text(),
+                                 "pageid": props["pageid"], "revid": props["revid"]}))
     (tmp_path / "pages.jsonl").write_text("\n".join(lines) + "\n")
     assert generate(server, tmp_path / "o", tmp_path / "pages.jsonl", 2) == 0
     test = datasets.load_from_disk(str(tmp_path / "o"))["test"]
@@ -171,7 +181,75 @@ def test_jsonl_source_with_goodwiki_columns(server, tmp_path, goodwiki_sample):
 def test_push_to_hub_uploads_dataset_and_card(server, tmp_path, goodwiki_sample, monkeypatch):
     """--push-to-hub hands the saved dataset and its card to huggingface_hub (recorded, not sent)."""
     pushed = []
-    monkeypatch.setattr(datasets.DatasetDict, "push_to_hub", lambda self, repo, **kw: pushed.append(("data", repo, len(self["test"]))))
-    monkeypatch.setattr("huggingface_hub.DatasetCard.push_to_hub", lambda self, repo, **kw: pushed.append(("card", repo, "seed: 0" in self.content)))
+    monkeypatch.setattr(datasets.DatasetDict, "push_to_hub",
+                        lambda self, repo, **kw: pushed.append(("data", repo, len(self["test"]))))
+    monkeypatch.setattr("huggingface_hub.DatasetCard.push_to_hub",
+                        lambda self, repo, **kw: pushed.append(("card", repo, "seed: 0" in self.content)))
     assert generate(server, tmp_path / "o", goodwiki_sample, 2, extra=["--push-to-hub", "me/pwqa"]) == 0
     assert pushed == [("data", "me/pwqa", 2), ("card", "me/pwqa", True)]
+
+
+def test_chunks_of_the_shared_sample_stay_within_200_to_500_tokens(goodwiki_sample):
+    """On all 32 GoodWiki sample articles every chunk has 200-500 word+punctuation tokens, except a chunk that
+    is one sentence longer than 500 (the reference's merging produced chunks of up to 1,269 tokens)."""
+    sizes = []
+    for page in sorted(goodwiki_sample.iterdir()):
+        for chunk in chunk_article((page / "markdown.md").read_text()):
+            tokens = count_tokens(chunk)
+            sizes.append(tokens)
+            assert tokens >= 200, (page.name, tokens)
+            assert tokens <= 500 or len(split_sentences(chunk)) == 1, (page.name, tokens)
+    assert len(sizes) > 600 and sum(t > 500 for t in sizes) <= 1
+
+
+def test_chunks_follow_sections_and_join_a_short_section_to_a_neighbour():
+    """A short section is joined to a neighbour rather than left below 200 tokens, a long one is cut at sentence
+    ends, and a short section after a 420-token one moves the cut instead of pushing a chunk past 500."""
+    sentence = "The quick brown fox jumps over the lazy dog again and again today."  # 14 tokens
+    section = lambda name, n: f"## {name}\n" + " ".join([sentence] * n)
+    markdown = "\n\n".join([" ".join([sentence] * 20), section("Short", 3), section("Long", 60), section("Mid", 30),
+                            section("Tail", 8), section("End", 20)])
+    chunks = chunk_article(markdown)
+    assert [count_tokens(c) for c in chunks][:1] == [20 * 14 + count_tokens(section("Short", 3))]
+    assert all(200 <= count_tokens(c) <= 500 for c in chunks)
+    assert all(c.count("## ") <= 1 for c in chunks) and chunks[1].startswith("## Long")
+
+
+BAD_QUESTIONS = {  # first letter of the title -> (question, reason it must be rejected for)
+    "ABCDEF": ("When was it first described?", "not_self_contained"),
+    "GHIJKL": ("How many people lived in the city in 2010?", "subject_not_named"),
+    "MNOPQR": ("What is {name}?", "answer_repeats_question"),
+    "STUVWXYZ": ("Who wrote the first study of {name}?", "answer_not_in_reference"),
+}
+
+
+def bad_question_generator(messages):
+    """Per title group a question/answer pair that fails one usability check; titles starting with a digit get
+    a usable pair (the longest of the reference's first 20 words)."""
+    text = messages[-1]["content"]
+    title = re.search(r'article "([^"]+)"', text)
+    if title:
+        name = title.group(1)
+        return next((q.format(name=name) for letters, (q, _) in BAD_QUESTIONS.items() if name[0].upper() in letters),
+                    f"Which long word appears early in the lead of {name}?")
+    question = text.split("Question: ", 1)[1].split("\n", 1)[0]
+    if repeated := re.fullmatch(r"What is (.+)\?", question):
+        return repeated.group(1)
+    if question.startswith("Who wrote"):
+        return "Zyxwvut Qwerty"
+    reference = text.split("Reference text:\n", 1)[1].split("\n\nQuestion:", 1)[0]
+    return max(re.findall(r"[A-Za-z]+", reference)[:20], key=len)
+
+
+def test_llm_questions_failing_the_usability_checks_are_rejected_and_counted(tmp_path, goodwiki_sample):
+    """LLM output that is not self-contained, does not name its subject, answers with the question's own words
+    or gives an answer absent from the reference never enters the set; the card counts each reason."""
+    titles = [json.loads((p / "props.json").read_text())["title"] for p in goodwiki_sample.iterdir()]
+    with LoopbackChatServer(bad_question_generator) as bad:
+        assert generate(bad, tmp_path / "o", goodwiki_sample, len(titles), extra=["--allow-shortfall"]) == 0
+    test = datasets.load_from_disk(str(tmp_path / "o"))["test"]
+    assert sorted(test["title"]) == sorted(t for t in titles if t[0].isdigit())
+    card = (tmp_path / "o" / "README.md").read_text()
+    for letters, (_, reason) in BAD_QUESTIONS.items():
+        expected = sum(t[0].upper() in letters for t in titles)
+        assert expected and f"- {reason}: {expected}\n" in card, reason
