@@ -2,7 +2,7 @@
 
 import pytest
 
-from hallu_metrics.judges.parsing import parse_json_bool, parse_label
+from hallu_metrics.judges.parsing import parse_json_bool, parse_label, parse_score
 
 LABELS = ("CORRECT", "INCORRECT", "UNVERIFIABLE")
 
@@ -66,3 +66,20 @@ def test_parse_label_refuses_negated_or_conflicting_labels(text, expected):
     """A label under negation ("not CORRECT") or several labels never yield a label: the reply is
     unreadable (None) rather than misread as the label it negates."""
     assert parse_label(text, LABELS) == expected
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ('{"reasoning": "all verifiable", "score": 5}', 5),
+    ('```json\n{"score": "3"}\n```', 3),
+    ("Score: 2", 2),
+    ('{"score": 6}', None),  # out of range: unreadable, never clipped to 5
+    ('{"score": 0}', None),
+    ('{"score": 3.5}', None),  # not a whole number on a 1-5 integer scale
+    ('{"score": "high"}', None),
+    ('{"score": 2} ... {"score": 4}', None),  # conflicting values
+    ("I would give it four out of five.", None),
+    ('{"score": true}', None),
+])
+def test_parse_score_range_checks_and_never_guesses(reply, expected):
+    """parse_score reads {"score": n} on a 1-5 scale; out-of-range, fractional, conflicting or missing = None."""
+    assert parse_score(reply, 1, 5) == expected

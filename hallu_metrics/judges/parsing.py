@@ -79,3 +79,30 @@ def parse_label(text: str, labels: tuple[str, ...], key: str = "verdict") -> str
     if len(found) != 1 or any(_negated(text[: m.start()]) for m in matches):
         return None
     return canon[found.pop()]
+
+
+_BARE_SCORE = re.compile(r"[\"']?score[\"']?\s*[:=]\s*[\"']?(-?\d+(?:\.\d+)?)", re.IGNORECASE)
+
+
+def parse_score(text: str, low: float, high: float, key: str = "score", integer: bool = True) -> float | None:
+    """Read ``{"score": n}`` (or a bare ``score: n``) from ``text``. A value outside [low, high], not a
+    number, not a whole number when ``integer``, or several different values make the reply unreadable
+    (None): a score is never clipped or guessed."""
+    key = key.lower()
+    values = {obj[key] for obj in _json_objects(text) if key in obj and not isinstance(obj[key], (dict, list))}
+    if not values and key == "score":
+        values = {m.group(1) for m in _BARE_SCORE.finditer(text)}
+    numbers = set()
+    for value in values:
+        if isinstance(value, bool):
+            return None
+        try:
+            numbers.add(float(value))
+        except (TypeError, ValueError):
+            return None
+    if len(numbers) != 1:
+        return None
+    number = numbers.pop()
+    if not low <= number <= high or (integer and not number.is_integer()):
+        return None
+    return int(number) if integer else number

@@ -1,0 +1,78 @@
+"""The benchmark contract: walking the registry, every benchmark has all its pieces (lm-eval YAML for each
+task, a generator whose Features cover its columns, an `evaluate` module, a section in its family's task
+README), and every YAML under lm_eval_tasks/ loads in lm-eval's TaskManager (lm-eval skips a YAML it cannot
+parse silently, so this is the only place a broken one shows)."""
+
+import re
+
+import pytest
+import yaml
+from lm_eval.tasks import TaskManager
+
+from generators.cli import GENERATORS
+from hallu_metrics.evaluate_metrics import module_names
+from hallu_metrics.registry import BENCHMARKS
+from lm_eval_tasks import TASKS_DIR
+
+YAML_FILES = sorted(TASKS_DIR.rglob("*.yaml"))
+
+
+class _Loose(yaml.SafeLoader):
+    """Reads lm-eval YAML without resolving `!function` tags."""
+
+
+_Loose.add_multi_constructor("!", lambda loader, suffix, node: None)
+
+
+def declared_tasks() -> dict[str, str]:
+    """task name -> family folder, for every task YAML (groups and templates excluded)."""
+    found = {}
+    for path in YAML_FILES:
+        data = yaml.load(path.read_text(), Loader=_Loose) or {}
+        if isinstance(data.get("task"), str) and "group" not in data:
+            found[data["task"]] = path.relative_to(TASKS_DIR).parts[0]
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(BENCHMARKS))
+def test_every_benchmark_has_all_its_pieces(name):
+    """YAML per task in the family folder, generator Features covering the columns (same types), an
+    evaluate module, and a README section naming each task."""
+    benchmark = BENCHMARKS[name]
+    tasks = declared_tasks()
+    for task in benchmark.task_names:
+        assert tasks.get(task) == benchmark.family, f"{task}: no YAML under lm_eval_tasks/{benchmark.family}/"
+    if benchmark.generator is not None:
+        assert benchmark.generator in GENERATORS, f"{name}: generator {benchmark.generator!r} is not registered"
+        features = GENERATORS[benchmark.generator][1]
+        if isinstance(features, dict) and name in features:  # one generator writing several benchmarks' sets
+            features = features[name]
+        assert features is not None, f"{name}: generator {benchmark.generator!r} declares no Features"
+        for column, feature in benchmark.columns.items():
+            assert column in features, f"{name}: the generator does not write column {column!r}"
+            assert features[column] == feature, f"{name}: column {column!r} is {features[column]} in the generator"
+    assert benchmark.evaluate_module in module_names(), f"{name}: no evaluate module {benchmark.evaluate_module!r}"
+    readme = (TASKS_DIR / benchmark.family / "README.md").read_text()
+    for task in benchmark.task_names:
+        assert re.search(rf"`{task}`", readme), f"lm_eval_tasks/{benchmark.family}/README.md does not describe {task}"
+    assert set(benchmark.headline_metrics) <= set(benchmark.metric_names)
+
+
+def test_every_task_yaml_belongs_to_a_registered_benchmark():
+    """No orphan YAML: each task declared in lm_eval_tasks/ is served by a registry entry."""
+    from hallu_metrics.registry import TASKS
+
+    assert set(declared_tasks()) <= set(TASKS)
+
+
+def test_every_yaml_loads_in_lm_eval():
+    """TaskManager indexes every task and group declared in the YAML files."""
+    manager = TaskManager(include_path=str(TASKS_DIR))
+    names = set()
+    for path in YAML_FILES:
+        data = yaml.load(path.read_text(), Loader=_Loose) or {}
+        for key in ("task", "group", "tag"):
+            value = data.get(key)
+            if isinstance(value, str) and (key != "task" or "group" not in data):
+                names.add(value)
+    assert names <= set(manager.all_tasks), sorted(names - set(manager.all_tasks))
