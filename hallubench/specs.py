@@ -25,6 +25,7 @@ _SECRET_PATTERNS = (
         r"[^\s\"',}]{4,}"
     ),
 )
+_URL_CREDENTIALS = re.compile(r"(?i)\b(https?://)[^/@\s|]+@")
 _REMEMBERED_SECRETS: set[str] = set()
 REDACTED = "[redacted]"
 
@@ -36,7 +37,9 @@ def remember_secret(value: str | None) -> None:
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with every configured or remembered secret and every token-shaped string replaced."""
+    """``text`` with every configured or remembered secret, every token-shaped string and every
+    ``user:password@`` part of a URL replaced."""
+    text = _URL_CREDENTIALS.sub(rf"\1{REDACTED}@", text)
     for secret in sorted({*secrets, *_REMEMBERED_SECRETS}, key=len, reverse=True):
         if secret and len(secret) >= 4:
             text = text.replace(secret, REDACTED)
@@ -54,7 +57,7 @@ class Spec:
 
     def public(self) -> str:
         """The spec as a string that is safe to write to results and cards."""
-        parts = [f"{k}={v}" for k, v in self.args.items() if k not in SECRET_KEYS]
+        parts = [redact(f"{k}={v}") for k, v in self.args.items() if k not in SECRET_KEYS]
         return self.kind + (":" + ",".join(parts) if parts else "")
 
 

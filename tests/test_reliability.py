@@ -289,6 +289,18 @@ def test_redact_removes_tokens_and_configured_secrets():
     out = redact(text, ["s3cr3t-value"])
     assert out == 'Bearer [redacted] [redacted] [redacted] {"api_key": "[redacted]"} [redacted]'
     assert redact("The bearer of bad news is a risk-averse person.") == "The bearer of bad news is a risk-averse person."
+    assert redact("at http://bob:hunter2@h:8000/v1|https://x@h2/v1") == (
+        "at http://[redacted]@h:8000/v1|https://[redacted]@h2/v1"
+    )
+
+
+def test_url_credentials_stay_out_of_public_specs_and_errors():
+    """A password inside base_url never reaches the public spec (results, cards) or an error line."""
+    spec = backend_spec(f"openai:base_url=http://bob:hunter2@127.0.0.1:{closed_port()}/v1,model=m,max_retries=0")
+    client = make_client(spec, None)
+    assert "hunter2" not in client.public_spec
+    error = client.complete(requests(1))[0].error
+    assert "ConnectError" in error and "hunter2" not in error
 
 
 # --- processes sharing one cache ----------------------------------------------------------------

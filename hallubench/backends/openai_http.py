@@ -19,7 +19,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import httpx
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
@@ -44,12 +44,6 @@ class PermanentError(Exception):
 
 class EndpointDown(PermanentError):
     """Every replica refused connections ``dead_after`` times in a row."""
-
-
-def display_url(url: str) -> str:
-    """``url`` without any ``user:password@`` part."""
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
 class CircuitBreaker:
@@ -86,7 +80,7 @@ class CircuitBreaker:
                 self.all_dead.set()
 
     def down_message(self) -> str:
-        names = ", ".join(display_url(u) for u in self.urls)
+        names = ", ".join(self.urls)
         first = self._last_error.get(self.urls[0], "")
         return (
             f"endpoint{'s' if len(self.urls) > 1 else ''} {names} unreachable: {first} "
@@ -110,8 +104,7 @@ class OpenAIChatBackend:
     ):
         urls = [u.strip().rstrip("/") for u in str(base_url).split("|") if u.strip()]
         if not urls or not all(u.startswith(("http://", "https://")) and urlsplit(u).hostname for u in urls):
-            shown = display_url(str(base_url))
-            raise HallubenchError(f"bad base_url {shown!r}: expected http(s) URLs separated by '|'")
+            raise HallubenchError(f"bad base_url {redact(str(base_url))!r}: expected http(s) URLs separated by '|'")
         self.model = str(model)
         self.concurrency = int(concurrency)
         self.max_retries = int(max_retries)
@@ -155,7 +148,7 @@ class OpenAIChatBackend:
 
     def _post_once(self, request: ChatRequest) -> str:
         base = self.breaker.pick()
-        url, shown = base + "/chat/completions", display_url(base) + "/chat/completions"
+        url = base + "/chat/completions"
         try:
             response = self._http.post(url, content=self._body(request))
         except httpx.ConnectError as exc:  # nothing listening, DNS failure: counts towards the breaker
@@ -163,23 +156,23 @@ class OpenAIChatBackend:
             self.breaker.refused(base, error)
             if self.breaker.all_dead.is_set():
                 raise EndpointDown(self.breaker.down_message()) from exc
-            raise TransientError(f"{error} from {shown}") from exc
+            raise TransientError(f"{error} from {url}") from exc
         except (httpx.TimeoutException, httpx.TransportError) as exc:
-            raise TransientError(f"{type(exc).__name__} from {shown}: {exc}") from exc
+            raise TransientError(f"{type(exc).__name__} from {url}: {exc}") from exc
         self.breaker.connected(base)
         status = response.status_code
         if status in (401, 403):
-            raise PermanentError(f"HTTP {status} from {shown} (authentication refused; reply body not recorded)")
+            raise PermanentError(f"HTTP {status} from {url} (authentication refused; reply body not recorded)")
         if status == 429 or status >= 500:
-            raise TransientError(f"HTTP {status} from {shown}")
+            raise TransientError(f"HTTP {status} from {url}")
         if status >= 400:
-            raise PermanentError(f"HTTP {status} from {shown}: {response.text[:BODY_CHARS_IN_ERRORS]}")
+            raise PermanentError(f"HTTP {status} from {url}: {response.text[:BODY_CHARS_IN_ERRORS]}")
         try:
             content = response.json()["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise TransientError(f"malformed response body from {shown}: {response.text[:80]!r}") from exc
+            raise TransientError(f"malformed response body from {url}: {response.text[:80]!r}") from exc
         if not isinstance(content, str):
-            raise TransientError(f"response from {shown} has no text content")
+            raise TransientError(f"response from {url} has no text content")
         return content
 
     def complete_one(self, request: ChatRequest) -> Completion:
