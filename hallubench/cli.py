@@ -47,7 +47,8 @@ def _score(args: argparse.Namespace) -> int:
     from hallu_metrics.registry import benchmark_for_task
 
     benchmark = benchmark_for_task(args.task)
-    result, _ = score(args.task, args.samples, _judge_specs(args), args.retry_unparseable)
+    settings = {"knowledge": str(args.knowledge)} if args.knowledge else {}
+    result, _ = score(args.task, args.samples, _judge_specs(args), args.retry_unparseable, settings)
     if args.model:
         result["model"] = args.model
     write_json_atomic(args.out, result)
@@ -93,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a judge for one role of a multi-step benchmark (e.g. judge_claims=SPEC)")
     score.add_argument("--retry-unparseable", action="store_true",
                        help="re-ask judge replies that were cached but could not be read")
+    score.add_argument("--knowledge", type=Path,
+                       help="knowledge store for long-form evidence (LongWiki; default $HALLUBENCH_KNOWLEDGE)")
     score.add_argument("--model", help="name of the model under test, for tables and plots")
     score.add_argument("--out", type=Path, required=True, help="RESULT.json to write")
     score.add_argument("--plot", type=Path, help="also draw the breakdowns to this PNG")

@@ -78,12 +78,13 @@ def write_json_atomic(path: Path, payload: Any) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def score(task: str, samples: Path, judge_specs: Mapping[str, str], retry_unparseable: bool = False
-          ) -> tuple[dict[str, Any], list[dict]]:
-    """Judge every sample (failed verdicts stay unjudged and are counted in ``judge_failed``)."""
+def score(task: str, samples: Path, judge_specs: Mapping[str, str], retry_unparseable: bool = False,
+          settings: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], list[dict]]:
+    """Judge every sample (failed verdicts stay unjudged and are counted in ``judge_failed``); ``settings``
+    reach the judging chain (e.g. ``knowledge``: LongWiki's evidence store)."""
     benchmark = benchmark_for_task(task)
     docs, responses = read_samples(samples, task)
-    judges = JudgeSet(dict(judge_specs), retry_unparseable=retry_unparseable)
+    judges = JudgeSet(dict(judge_specs), retry_unparseable=retry_unparseable, settings=settings)
     try:
         records = judge_responses(benchmark, responses, docs, judges, desc=f"judge {task}")
         calls = judges.report()

@@ -29,13 +29,13 @@ EMBEDDED_NOTE = "rule (embedded offline stand-in, not the paper's LLM judge)"
 class JudgeFilter(Filter):
     """Runs a benchmark's judging chain over every (response, doc) pair of the task."""
 
-    def __init__(self, benchmark: Benchmark, specs: dict[str, str], task: str):
-        self.benchmark, self.specs, self.task = benchmark, specs, task
+    def __init__(self, benchmark: Benchmark, specs: dict[str, str], task: str, settings: dict | None = None):
+        self.benchmark, self.specs, self.task, self.settings = benchmark, specs, task, settings or {}
 
     def apply(self, resps, docs) -> list[str]:
         if self.specs.get("judge") == "none" and self.benchmark.judge_roles:
             return [json.dumps({"response": r, "outcome": "unjudged", "judge": "none"}) for r in resps]
-        judges = JudgeSet(self.specs)
+        judges = JudgeSet(self.specs, settings=self.settings)
         try:
             records = judge_responses(self.benchmark, list(resps), list(docs), judges, desc=f"judge {self.task}")
             stats = judges.report()
@@ -103,6 +103,6 @@ class JudgedTask(ConfigurableTask):
             "revision": metadata.get("dataset_revision") or "unpinned",
             "fingerprint": dataset_fingerprint(self.dataset["test"]),
         }
-        judge_filter = JudgeFilter(benchmark, specs, config["task"])
+        judge_filter = JudgeFilter(benchmark, specs, config["task"], settings=metadata)
         self._filters = [FilterEnsemble(name=FILTER_NAME, filters=[TakeFirstFilter, lambda: judge_filter])]
 

@@ -12,13 +12,17 @@ from hallu_metrics.judges.kinds import make_judge, public_spec
 
 class JudgeSet:
     """``get(role)`` gives the judge for a role, falling back to the ``judge`` role; one judge per
-    distinct spec, so two roles naming the same model share its concurrency pool and cache."""
+    distinct spec, so two roles naming the same model share its concurrency pool and cache. ``settings`` are
+    the run's other settings (lm-eval ``--metadata``, ``hallubench score`` options such as ``knowledge``) for
+    judging chains that need more than judges."""
 
-    def __init__(self, specs: Mapping[str, str], cache: CallCache | None = None, retry_unparseable: bool = False):
+    def __init__(self, specs: Mapping[str, str], cache: CallCache | None = None, retry_unparseable: bool = False,
+                 settings: Mapping[str, object] | None = None):
         if "judge" not in specs:
             raise ValueError("a JudgeSet needs the 'judge' role")
         self.specs = dict(specs)
         self.retry_unparseable = retry_unparseable
+        self.settings = dict(settings or {})
         self._cache = cache
         self._by_spec: dict[str, Judge] = {}
 
