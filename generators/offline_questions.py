@@ -110,10 +110,10 @@ def title_question(sentence: str, title: str) -> WrittenQuestion | None:
 
 def _lead_name(match: re.Match) -> str:
     """How the lead names its subject, for use inside a question ("the Sokoto Caliphate", "Vega")."""
-    spelled = match.group(1)
-    if _is_common_noun(match):
+    spelled, common = match.group(1), _is_common_noun(match)
+    if common:
         spelled = spelled[:1].lower() + spelled[1:]
-    return f"the {spelled}" if match.start(1) > 0 or _is_common_noun(match) else spelled
+    return f"the {spelled}" if common or match.start(1) > 0 else spelled
 
 
 def _named_subject(subject: str, title: str, lead_name: str | None) -> str | None:
@@ -148,8 +148,7 @@ def place_question(sentence: str, title: str, lead_name: str | None) -> WrittenQ
     subject = _named_subject(match.group("subject"), title, lead_name)
     if subject is None:
         return None
-    verb = match.group("verb")
-    aux, participle = verb.split()
+    aux, participle = match.group("verb").split()
     question = f"Where {aux} {subject} {participle}?"
     return WrittenQuestion(question, match.group("place").rstrip(",. "), "place")
 
