@@ -288,7 +288,8 @@ def test_redact_removes_tokens_and_configured_secrets():
     text = 'Bearer abcdefghijklmnop sk-abcdefgh12345 hf_abcdefghijklmnopqrstu {"api_key": "zz-9999"} s3cr3t-value'
     out = redact(text, ["s3cr3t-value"])
     assert out == 'Bearer [redacted] [redacted] [redacted] {"api_key": "[redacted]"} [redacted]'
-    assert redact("The bearer of bad news is a risk-averse person.") == "The bearer of bad news is a risk-averse person."
+    prose = "The bearer of bad news is a risk-averse person."
+    assert redact(prose) == prose
     assert redact("at http://bob:hunter2@h:8000/v1|https://x@h2/v1") == (
         "at http://[redacted]@h:8000/v1|https://[redacted]@h2/v1"
     )
