@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def html(title: str, body: str, head: str = "") -> bytes:
-    return f"<html><head><title>{title}</title>{head}</head><body><article><h1>{title}</h1>{body}</article></body></html>".encode()
+    head = f"<head><title>{title}</title>{head}</head>"
+    return f"<html>{head}<body><article><h1>{title}</h1>{body}</article></body></html>".encode()
 
 
 ARTICLE = html("Lake Baikal", "<p>Lake Baikal is a rift lake in Siberia. It is the deepest lake in the world.</p>")

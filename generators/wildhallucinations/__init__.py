@@ -18,7 +18,7 @@ import datasets
 from generators.publishing import CardInfo, generation_date
 from generators.wildhallucinations import pipeline
 from generators.wildhallucinations.categories import CATEGORIES, TOPIC_TO_CATEGORY
-from generators.wildhallucinations.conversations import load_conversations
+from generators.wildhallucinations.conversations import ConversationSource, load_conversations
 from generators.wildhallucinations.entities import load_excluded
 from generators.wildhallucinations.fetch import USER_AGENT, Fetcher, FetchPolicy
 from generators.wildhallucinations.knowledge import (
@@ -53,7 +53,8 @@ FEATURES = datasets.Features(
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--conversations", metavar="HUB_ID_OR_PATH",
-                        help="WildChat-format conversations: a Hub id[@REV] (allenai/WildChat-1M) or a .jsonl/.parquet file")
+                        help="WildChat-format conversations: a Hub id[@REV] (allenai/WildChat-1M) or a "
+                             ".jsonl/.parquet file")
     source.add_argument("--entities-from", choices=[WIKI_OFFLINE],
                         help="take entities and their lead text from the offline Wikipedia Vital Articles instead")
     parser.add_argument("--n", type=int, required=True, help="number of entities")
@@ -75,7 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-page-bytes", type=int, default=FetchPolicy.max_bytes, help="larger pages are dropped")
     parser.add_argument("--fetch-concurrency", type=int, default=FetchPolicy.concurrency, help="pages fetched at once")
     parser.add_argument("--per-host", type=int, default=FetchPolicy.per_host, help="pages fetched at once per host")
-    parser.add_argument("--refetch-failed", action="store_true", help="fetch again cached pages that timed out or failed")
+    parser.add_argument("--refetch-failed", action="store_true",
+                        help="fetch again cached pages that timed out or failed")
 
 
 def _knowledge(args: argparse.Namespace) -> KnowledgeSource:
@@ -118,7 +120,9 @@ def run(args: argparse.Namespace, clients: None = None) -> tuple[list[dict], Car
         if args.conversations:
             source = load_conversations(args.conversations)
             knowledge = _knowledge(args)
-            entries = pipeline.from_conversations(source, extractor, verifier, knowledge, excluded, args.n, args.seed, counts)
+            entries = pipeline.from_conversations(
+                source, extractor, verifier, knowledge, excluded, args.n, args.seed, counts
+            )
             counts.update(source.counts)
             backend, page_counts = knowledge.name, knowledge.page_counts
         else:
@@ -134,14 +138,17 @@ def run(args: argparse.Namespace, clients: None = None) -> tuple[list[dict], Car
         )
     perplexities = scorer.perplexities([e.entity for e in entries]) if scorer else [None] * len(entries)
     rows = pipeline.rows(entries, perplexities, backend)
-    return rows, card(args, rows, counts, page_counts, extractor, verifier, scorer, source if args.conversations else None)
+    source = source if args.conversations else None
+    return rows, card(args, rows, counts, page_counts, extractor, verifier, scorer, source)
 
 
 def _format(counts: Counter) -> str:
     return ", ".join(f"{key}: {value}" for key, value in sorted(counts.items())) or "none"
 
 
-def card(args, rows, counts, page_counts, extractor, verifier, scorer, source) -> CardInfo:
+def card(args: argparse.Namespace, rows: list[dict], counts: Counter, page_counts: Counter,
+         extractor: ModelClient | None, verifier: ModelClient | None, scorer: EntityPerplexity | None,
+         source: ConversationSource | None) -> CardInfo:
     """The dataset card: source, models, knowledge, counts, seed and dates."""
     dates = sorted({r["fetch_date"] for r in rows if r["fetch_date"]})
     per_category = Counter(r["category"] for r in rows)

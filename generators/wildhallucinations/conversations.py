@@ -86,6 +86,8 @@ def load_conversations(source: str) -> ConversationSource:
 
     path = Path(source).expanduser()
     kind = {".jsonl": "json", ".json": "json", ".parquet": "parquet"}.get(path.suffix)
+    if kind and not path.is_file():
+        raise HallubenchError(f"conversations file {path} not found")
     if path.is_file():
         if kind is None:
             raise HallubenchError(f"unsupported conversations file {path} (expected .jsonl or .parquet)")

@@ -115,7 +115,9 @@ def extract(turns: Sequence[UserTurn], client: ModelClient, counts: Counter) -> 
     return found
 
 
-def merge(found: Iterable[tuple[str, str]], known: dict[str, Candidate], excluded: frozenset[str], counts: Counter) -> list[Candidate]:
+def merge(
+    found: Iterable[tuple[str, str]], known: dict[str, Candidate], excluded: frozenset[str], counts: Counter
+) -> list[Candidate]:
     """New distinct candidates, first spelling kept; repeats add their conversation to the known
     candidate; names of an excluded set are dropped and counted once each."""
     fresh: list[Candidate] = []
@@ -164,7 +166,8 @@ def load_excluded(sources: Sequence[str]) -> frozenset[str]:
     keys: set[str] = set()
     for source in sources:
         try:
-            loaded = datasets.load_from_disk(source) if Path(source).expanduser().is_dir() else datasets.load_dataset(source)
+            is_folder = Path(source).expanduser().is_dir()
+            loaded = datasets.load_from_disk(source) if is_folder else datasets.load_dataset(source)
         except Exception as exc:
             raise HallubenchError(f"--exclude {source}: cannot load the set ({type(exc).__name__}: {exc})") from exc
         splits = loaded.values() if isinstance(loaded, datasets.DatasetDict) else [loaded]

@@ -58,6 +58,15 @@ class FetchPolicy:
     attempts: int = 3  # connection errors only; HTTP errors and timeouts are final
 
 
+@dataclass(frozen=True)
+class _Body:
+    """A downloaded response body still to be cleaned."""
+
+    body: bytes
+    content_type: str
+    charset: str | None
+
+
 def now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
@@ -127,7 +136,8 @@ class Fetcher:
         return pages
 
     async def _fetch_many(self, urls: list[str], desc: str) -> dict[str, Page]:
-        limits = httpx.Limits(max_connections=self.policy.concurrency, max_keepalive_connections=self.policy.concurrency)
+        size = self.policy.concurrency
+        limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
         timeout = httpx.Timeout(self.policy.timeout)
         total = asyncio.Semaphore(self.policy.concurrency)
         per_host: dict[str, asyncio.Semaphore] = defaultdict(lambda: asyncio.Semaphore(self.policy.per_host))
@@ -157,16 +167,21 @@ class Fetcher:
             reraise=True,
         )
         try:
-            return await retrying(self._download_within_deadline, client, url)
+            got = await retrying(self._download_within_deadline, client, url)
         except (asyncio.TimeoutError, httpx.TimeoutException):
             return Page(url, 0, "timeout", "", now())
         except httpx.HTTPError as exc:
             return Page(url, 0, f"error:{type(exc).__name__}", "", now())
+        if isinstance(got, Page):
+            return got
+        text = await asyncio.to_thread(clean, got.body, got.content_type, got.charset)  # outside the deadline
+        return Page(url, 200, "ok" if text else "no_text", text, now())
 
-    async def _download_within_deadline(self, client: httpx.AsyncClient, url: str) -> Page:
+    async def _download_within_deadline(self, client: httpx.AsyncClient, url: str) -> Page | _Body:
         return await asyncio.wait_for(self._download(client, url), self.policy.timeout)
 
-    async def _download(self, client: httpx.AsyncClient, url: str) -> Page:
+    async def _download(self, client: httpx.AsyncClient, url: str) -> Page | _Body:
+        """The body of an acceptable response, or the ``Page`` saying why the response is refused."""
         async with client.stream("GET", url) as response:
             final = str(response.url)
             if final != url and (login_host(final) or LOGIN_PATH.search(httpx.URL(final).path)):
@@ -183,6 +198,4 @@ class Fetcher:
                 body.extend(chunk)
                 if len(body) > self.policy.max_bytes:
                     return Page(url, 200, "too_large", "", now())
-            charset = response.charset_encoding
-        text = await asyncio.to_thread(clean, bytes(body), content_type, charset)
-        return Page(url, 200, "ok" if text else "no_text", text, now())
+            return _Body(bytes(body), content_type, response.charset_encoding)

@@ -10,7 +10,6 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Self
 from urllib.parse import parse_qs, urlparse
 
 SEARCH_PATH = "/res/v1/web/search"
@@ -34,8 +33,9 @@ class _Server(ThreadingHTTPServer):
 
 
 class LoopbackPageServer:
-    """Serves ``routes`` (path -> Route) plus ``SEARCH_PATH`` answering ``results[q]`` (paths) as Brave
-    JSON. ``latency`` delays every request; counters are safe to read after requests finish."""
+    """Serves ``routes`` (path -> Route) plus ``SEARCH_PATH`` answering ``results[q]`` (paths on this
+    server, or full URLs) as Brave JSON. ``latency`` delays every request; counters are safe to read
+    once requests have finished."""
 
     def __init__(self, routes: dict[str, Route], results: dict[str, list[str]] | None = None, latency: float = 0.0):
         self.routes, self.results, self.latency = routes, results or {}, latency
@@ -79,7 +79,8 @@ class LoopbackPageServer:
             with self._lock:
                 self.search_headers.append(dict(handler.headers))
             query = parse_qs(parsed.query).get("q", [""])[0]
-            payload = {"web": {"results": [{"url": self.url(p)} for p in self.results.get(query, [])]}}
+            urls = [p if p.startswith("http") else self.url(p) for p in self.results.get(query, [])]
+            payload = {"web": {"results": [{"url": url} for url in urls]}}
             self._send(handler, Route(json.dumps(payload).encode(), content_type="application/json"))
             return
         route = self.routes.get(parsed.path, Route(b"not found", status=404, content_type="text/plain"))
@@ -109,7 +110,7 @@ class LoopbackPageServer:
         self._server.shutdown()
         self._server.server_close()
 
-    def __enter__(self) -> Self:
+    def __enter__(self) -> LoopbackPageServer:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -49,14 +49,17 @@ class Entry:
     conversation_ids: list[str] = field(default_factory=list)
 
 
-def classify(entities: Sequence[str], known: Sequence[str | None], classifier: ModelClient | None, counts: Counter) -> list[str | None]:
+def classify(
+    entities: Sequence[str], known: Sequence[str | None], classifier: ModelClient | None, counts: Counter
+) -> list[str | None]:
     """A category per entity: the known one, else the classifier's (None, counted, when unreadable)."""
     todo = [i for i, category in enumerate(known) if category is None]
     categories = list(known)
     if todo and classifier is None:
         raise HallubenchError("categories need an LLM: pass --verifier or --extractor")
     if todo:
-        replies = classifier.complete_or_raise([category_request(entities[i]) for i in todo], desc="wildhallucinations: category")
+        requests = [category_request(entities[i]) for i in todo]
+        replies = classifier.complete_or_raise(requests, desc="wildhallucinations: category")
         for i, reply in zip(todo, replies):
             categories[i] = parse_category(reply)
             counts["category_unreadable" if categories[i] is None else "category_by_llm"] += 1
@@ -64,8 +67,10 @@ def classify(entities: Sequence[str], known: Sequence[str | None], classifier: M
     return categories
 
 
-def from_conversations(source: ConversationSource, extractor: ModelClient, verifier: ModelClient,
-                       knowledge: KnowledgeSource, excluded: frozenset[str], n: int, seed: int, counts: Counter) -> list[Entry]:
+def from_conversations(
+    source: ConversationSource, extractor: ModelClient, verifier: ModelClient, knowledge: KnowledgeSource,
+    excluded: frozenset[str], n: int, seed: int, counts: Counter,
+) -> list[Entry]:
     """Up to ``n`` entries in discovery order (seeded conversation order, then turn and reply order)."""
     order = source.seeded_order(seed)
     position, seen, queue, accepted = 0, {}, deque(), []
@@ -84,7 +89,9 @@ def from_conversations(source: ConversationSource, extractor: ModelClient, verif
         with_pages = [(c, k) for c, k in zip(batch, found) if k.pages]
         counts["no_page"] += len(batch) - len(with_pages)
         categories = classify([c.entity for c, _ in with_pages], [None] * len(with_pages), verifier, counts)
-        accepted.extend(Entry(c.entity, k, cat, c.conversation_ids) for (c, k), cat in zip(with_pages, categories) if cat)
+        for (candidate, found_knowledge), category in zip(with_pages, categories):
+            if category:
+                accepted.append(Entry(candidate.entity, found_knowledge, category, candidate.conversation_ids))
     return accepted
 
 
@@ -102,7 +109,9 @@ def wikipedia_url(title: str) -> str:
     return "https://en.wikipedia.org/wiki/" + quote(title.replace(" ", "_"), safe="_(),'!:")
 
 
-def from_wiki_offline(classifier: ModelClient | None, excluded: frozenset[str], n: int, seed: int, counts: Counter) -> list[Entry]:
+def from_wiki_offline(
+    classifier: ModelClient | None, excluded: frozenset[str], n: int, seed: int, counts: Counter
+) -> list[Entry]:
     """``n`` Vital Articles entities in a seeded order; each article's lead is its one knowledge page.
     Without a classifier only articles whose topic maps to one category are eligible."""
     articles = sorted(load_articles(OFFLINE_SOURCE).articles, key=lambda a: a.title)

@@ -23,7 +23,9 @@ class EntityPerplexity:
     def __init__(self, spec_text: str):
         spec = backend_spec(spec_text)
         if spec.kind not in RARITY_KINDS:
-            raise HallubenchError(f"--rarity-model needs a local model spec (hf:pretrained=... or smollm2), got {spec.kind!r}")
+            raise HallubenchError(
+                f"--rarity-model needs a local model spec (hf:pretrained=... or smollm2), got {spec.kind!r}"
+            )
         args = {**embedded_model_args(), **spec.args} if spec.kind == "smollm2" else dict(spec.args)
         if set(args) - MODEL_KEYS or "pretrained" not in args:
             raise HallubenchError(f"bad --rarity-model spec: needs pretrained=..., allowed keys {sorted(MODEL_KEYS)}")

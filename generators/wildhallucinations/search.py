@@ -76,7 +76,8 @@ class WebSearch:
         try:
             response = retrying(once)
         except (_Retry, httpx.TransportError) as exc:
-            raise HallubenchError(f"{self.name} search for {query!r} failed: {exc if isinstance(exc, _Retry) else type(exc).__name__}") from None
+            cause = exc if isinstance(exc, _Retry) else type(exc).__name__
+            raise HallubenchError(f"{self.name} search for {query!r} failed: {cause}") from None
         if response.status_code != 200:
             raise HallubenchError(f"{self.name} search for {query!r} failed: HTTP {response.status_code}")
         try:

@@ -56,9 +56,9 @@ class WebCache:
         with self._lock:
             for start in range(0, len(urls), 500):
                 chunk = urls[start : start + 500]
+                marks = ",".join("?" * len(chunk))
                 rows = self._db.execute(
-                    f"SELECT url, status_code, reason, text, fetched_at FROM pages WHERE url IN ({','.join('?' * len(chunk))})",
-                    chunk,
+                    f"SELECT url, status_code, reason, text, fetched_at FROM pages WHERE url IN ({marks})", chunk
                 )
                 found.update((row[0], Page(*row)) for row in rows)
         return found
@@ -73,7 +73,9 @@ class WebCache:
 
     def search(self, backend: str, query: str) -> list[str] | None:
         with self._lock:
-            row = self._db.execute("SELECT urls FROM searches WHERE backend = ? AND query = ?", (backend, query)).fetchone()
+            row = self._db.execute(
+                "SELECT urls FROM searches WHERE backend = ? AND query = ?", (backend, query)
+            ).fetchone()
         return json.loads(row[0]) if row else None
 
     def put_search(self, backend: str, query: str, urls: list[str]) -> None:
