@@ -184,6 +184,13 @@ def test_existing_store_needs_overwrite(tmp_path):
         assert store.titles_containing("alpha") == [] and store.find_titles(["b"]) == ["B"]
 
 
+def test_unwritable_output_is_a_clear_error(tmp_path):
+    """An output under a regular file cannot be created: a one-line HallubenchError, not a traceback."""
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(HallubenchError, match="cannot write the knowledge store"):
+        write_store(tmp_path / "file" / "kb", [("A", "alpha")], progress=False)
+
+
 def test_passages_can_be_read_from_many_threads(tmp_path):
     """Worker threads share one store; each gets its own read connection."""
     with KnowledgeStore.open(factscore_db(tmp_path / "enwiki.db", PAGES)) as store:

@@ -147,10 +147,25 @@ def write_store(
     """
     path = Path(out).expanduser()
     if path.suffix != ".db":
-        path.mkdir(parents=True, exist_ok=True)
         path = path / STORE_FILENAME
     if path.exists() and not overwrite:
         raise HallubenchError(f"{path} already exists (pass --overwrite to replace it)")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        stats = _write_documents(path, documents, total, passage_words, progress)
+    except (OSError, sqlite3.OperationalError) as exc:
+        raise HallubenchError(f"cannot write the knowledge store {path}: {exc}") from exc
+    default_index_path(path).unlink(missing_ok=True)
+    with KnowledgeStore.open(path, progress=progress) as store:
+        store.title_index()
+    if progress:
+        print(f"[hallubench] wrote {stats.pages} pages ({stats.passages} passages) to {path}", file=sys.stderr)
+    return stats
+
+
+def _write_documents(
+    path: Path, documents: Iterable[tuple[str, str]], total: int | None, passage_words: int, progress: bool
+) -> BuildStats:
     pages = passages = duplicates = empty = 0
     with atomic_sqlite(path) as conn:
         conn.execute("CREATE TABLE documents (title PRIMARY KEY, text)")  # FActScore's schema, verbatim
@@ -164,9 +179,4 @@ def write_store(
                 pages, passages = pages + 1, passages + len(parts)
             else:
                 duplicates += 1
-    default_index_path(path).unlink(missing_ok=True)
-    with KnowledgeStore.open(path, progress=progress) as store:
-        store.title_index()
-    if progress:
-        print(f"[hallubench] wrote {pages} pages ({passages} passages) to {path}", file=sys.stderr)
     return BuildStats(path, pages, passages, duplicates, empty)

@@ -80,7 +80,7 @@ def build_title_index(documents: sqlite3.Connection, index_path: Path, fingerpri
             out.executemany(
                 "INSERT INTO meta VALUES (?, ?)", [("schema", _SCHEMA_VERSION), ("fingerprint", fingerprint)]
             )
-    except OSError as exc:
+    except (OSError, sqlite3.OperationalError) as exc:
         raise HallubenchError(f"cannot write the title index {index_path}: {exc} (pass another index path)") from exc
 
 
