@@ -1,57 +1,125 @@
-"""Judge throughput against a loopback OpenAI-compatible endpoint with fixed latency.
+"""Judging throughput against a loopback OpenAI-compatible endpoint with injected latency.
 
-With concurrency K, wall time should approach calls x latency / K. Prints a markdown table of
-wall time, the ratio to that ideal and the speed-up over serial, plus the cache-hit re-run time.
-Usage: python benchmarks/judge_throughput.py [--items 50] [--latency 0.2] [--concurrency 1 4 16 64]
+Ideal wall time of a judging run (issue: contract): the larger of calls x latency / K (the pool is the
+bottleneck) and the longest per-item chain of calls x latency (an item cannot finish sooner). A barrier
+between steps adds waiting on top of that; streaming per-item chains should come close to the ideal.
+
+Two workloads:
+- PreciseWikiQA judging: per item abstention -> correctness, fixed latency (default 200 ms);
+- a synthetic 4-step chain: step 1 -> step 2 fans out to 10 calls -> step 3 -> step 4, each call with a latency
+  drawn per call (default 50-500 ms, seeded), where a barrier between steps costs most.
+Prints markdown tables (wall, ideal, wall / ideal, cached re-run wall and calls).
+Usage: python benchmarks/judge_throughput.py [--items 100] [--concurrency 16 64]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import random
 import tempfile
 import time
 from pathlib import Path
 
-from hallubench.backends import CallCache, backend_spec, make_client
+from hallubench.backends import CallCache
+from hallubench.backends.aio import run_sync
 from hallubench.loopback import LoopbackChatServer
 from hallu_metrics import precisewikiqa
-from hallu_metrics.judges import LLMJudge
+from hallu_metrics.contract import Benchmark, Metric
+from hallu_metrics.judges import JudgeSet
+from hallu_metrics.judges.base import Check
+from hallu_metrics.pipeline import judge_all
+
+FAN_OUT = 10
 
 
-def judge_reply(messages: list[dict]) -> str:
-    return '{"is_abstaining": false}' if "Judgement:" in messages[-1]["content"] else '{"verdict": "CORRECT"}'
+def _step(name: str) -> Check:
+    return Check(name=name, messages=lambda item: [{"role": "user", "content": f"{name} {item['key']}"}],
+                 parse=lambda text: text, reminder="again")
+
+
+STEPS = [_step(f"step{i}") for i in range(1, 5)]
+
+
+async def synthetic_chain(doc: dict, response: str, judges: JudgeSet) -> dict:
+    """step1 -> 10 x step2 (concurrent) -> step3 -> step4, one item."""
+    judge = judges.get()
+    await judge.ask(STEPS[0], {"key": doc["id"]})
+    await asyncio.gather(*(judge.ask(STEPS[1], {"key": f"{doc['id']}.{k}"}) for k in range(FAN_OUT)))
+    await judge.ask(STEPS[2], {"key": doc["id"]})
+    await judge.ask(STEPS[3], {"key": doc["id"]})
+    return {"outcome": "done"}
+
+
+SYNTHETIC = Benchmark(name="synthetic_chain", family="benchmarks", paper="", columns=None,
+                      metrics=(Metric("done", "rate", True, ""),), judge_item=synthetic_chain,
+                      sample_metrics=lambda record, doc: {"done": 1.0})
+
+
+def _latency_table(seed: int, low: float, high: float):
+    """Per-call latency drawn from the request text (so the ideal can be computed up front)."""
+    def latency(messages: list[dict]) -> float:
+        return random.Random(f"{seed}:{messages[-1]['content']}").uniform(low, high)
+    return latency
+
+
+def _run(benchmark: Benchmark, docs: list[dict], responses: list[str], spec: str, cache_path: Path) -> tuple[float, dict]:
+    judges = JudgeSet({"judge": spec}, cache=CallCache(cache_path))
+    start = time.perf_counter()
+    run_sync(judge_all(benchmark, responses, docs, judges))
+    wall = time.perf_counter() - start
+    calls = judges.report()[judges.get().spec]
+    judges.close()
+    return wall, calls
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--items", type=int, default=50)
+    parser.add_argument("--items", type=int, default=100)
     parser.add_argument("--latency", type=float, default=0.2)
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16, 64])
+    parser.add_argument("--low", type=float, default=0.05)
+    parser.add_argument("--high", type=float, default=0.5)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[16, 64])
     args = parser.parse_args()
-    docs = [{"question": f"Question number {i}?", "answer": f"answer {i}"} for i in range(args.items)]
-    responses = [f"My answer is answer {i}." for i in range(args.items)]
-    calls = 2 * args.items  # abstention + correctness per item
-    rows, serial = [], None
-    with LoopbackChatServer(judge_reply, latency=args.latency) as server, tempfile.TemporaryDirectory() as tmp:
-        for k in args.concurrency:
-            cache = CallCache(Path(tmp) / f"k{k}.sqlite")
-            spec = backend_spec(f"openai:base_url={server.base_url},model=judge-k{k},concurrency={k}")
-            start = time.perf_counter()
-            precisewikiqa.judge_responses(responses, docs, LLMJudge(make_client(spec, cache)))
-            wall = time.perf_counter() - start
-            serial = serial or wall * k  # first row is K=1 by default
-            ideal = calls * args.latency / k
-            start = time.perf_counter()
-            rerun = LLMJudge(make_client(spec, cache))
-            precisewikiqa.judge_responses(responses, docs, rerun)
-            cached_wall = time.perf_counter() - start
-            assert rerun.client.stats.calls == 0
-            rows.append((k, wall, ideal, wall / ideal, calls * args.latency / wall, cached_wall))
-    print(f"\n{calls} judge calls, {args.latency * 1000:.0f} ms injected latency per call\n")
-    print("| concurrency K | wall (s) | ideal calls*latency/K (s) | wall / ideal | speed-up vs serial | cache-hit re-run (s) |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    for k, wall, ideal, ratio, speedup, cached_wall in rows:
-        print(f"| {k} | {wall:.2f} | {ideal:.2f} | {ratio:.2f} | {speedup:.1f}x | {cached_wall:.3f} |")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        docs = [{"question": f"Question number {i}?", "answer": f"answer {i}"} for i in range(args.items)]
+        responses = [f"My answer is answer {i}." for i in range(args.items)]
+
+        def reply(messages: list[dict]) -> str:
+            return '{"is_abstaining": false}' if "Judgement:" in messages[-1]["content"] else '{"verdict": "CORRECT"}'
+
+        with LoopbackChatServer(reply, latency=args.latency) as server:
+            for k in args.concurrency:
+                spec = f"openai:base_url={server.base_url},model=pwqa-k{k},concurrency={k}"
+                wall, calls = _run(precisewikiqa.BENCHMARK, docs, responses, spec, Path(tmp) / f"p{k}.sqlite")
+                ideal = max(calls["calls"] * args.latency / k, 2 * args.latency)
+                cached_wall, cached = _run(precisewikiqa.BENCHMARK, docs, responses, spec, Path(tmp) / f"p{k}.sqlite")
+                rows.append(("PreciseWikiQA (2 steps)", k, calls["calls"], wall, ideal, cached_wall, cached["calls"]))
+
+        latency = _latency_table(0, args.low, args.high)
+        synthetic_docs = [{"id": f"item{i}"} for i in range(args.items)]
+        per_item = []
+        for doc in synthetic_docs:
+            step = lambda name, key: latency([{"content": f"{name} {key}"}])  # noqa: E731
+            fan = [step("step2", f"{doc['id']}.{k}") for k in range(FAN_OUT)]
+            per_item.append((step("step1", doc["id"]), fan, step("step3", doc["id"]), step("step4", doc["id"])))
+        total = sum(a + sum(f) + c + d for a, f, c, d in per_item)
+        longest_chain = max(a + max(f) + c + d for a, f, c, d in per_item)
+        with LoopbackChatServer(lambda m: "ok", latency=latency) as server:
+            for k in args.concurrency:
+                spec = f"openai:base_url={server.base_url},model=chain-k{k},concurrency={k}"
+                path = Path(tmp) / f"s{k}.sqlite"
+                wall, calls = _run(SYNTHETIC, synthetic_docs, [""] * args.items, spec, path)
+                ideal = max(total / k, longest_chain)
+                cached_wall, cached = _run(SYNTHETIC, synthetic_docs, [""] * args.items, spec, path)
+                rows.append(("synthetic 4-step, fan-out 10", k, calls["calls"], wall, ideal, cached_wall, cached["calls"]))
+    print(f"\n{args.items} items; PreciseWikiQA latency {args.latency * 1000:.0f} ms; synthetic latencies "
+          f"{args.low * 1000:.0f}-{args.high * 1000:.0f} ms per call\n")
+    print("| workload | K | calls | wall (s) | ideal (s) | wall / ideal | cached re-run (s) | re-run calls |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, k, calls, wall, ideal, cached_wall, cached_calls in rows:
+        print(f"| {name} | {k} | {calls} | {wall:.2f} | {ideal:.2f} | {wall / ideal:.2f} | {cached_wall:.2f} | {cached_calls} |")
 
 
 if __name__ == "__main__":

@@ -26,12 +26,23 @@ def _model_args(args: argparse.Namespace) -> int:
 def run_lm_eval(lm_eval_args: list[str]) -> int:
     """Run lm-eval's own CLI in-process with hallubench's task folder included."""
     from lm_eval.__main__ import cli_evaluate
+
+    from hallubench.eval_checks import check_dataset_keys, check_tasks, metadata_of, option_value
     from lm_eval_tasks import TASKS_DIR
 
     if "--include_path" in lm_eval_args:
         raise HallubenchError("hallubench eval adds --include_path itself; call lm_eval directly to pass another one")
+    tasks = option_value(lm_eval_args, "--tasks")
+    if tasks and tasks != "list":
+        from lm_eval.tasks import TaskManager
+
+        check_tasks(tasks.split(","), TaskManager(include_path=str(TASKS_DIR)).all_tasks)
+    check_dataset_keys(metadata_of(lm_eval_args))
     sys.argv = ["lm_eval", *lm_eval_args, "--include_path", str(TASKS_DIR)]
-    cli_evaluate()
+    try:
+        cli_evaluate()
+    except ValueError as exc:  # lm-eval's own errors on bad arguments
+        raise HallubenchError(f"lm_eval: {exc}") from exc
     return 0
 
 
@@ -43,18 +54,26 @@ def _judge_specs(args: argparse.Namespace) -> dict[str, str]:
 
 def _score(args: argparse.Namespace) -> int:
     from hallubench import report
+    from hallubench.outputs import check_output_file, replaced_atomically
     from hallubench.scoring import score, write_json_atomic
+    from hallu_metrics.judges import judge_kind
     from hallu_metrics.registry import benchmark_for_task
 
     benchmark = benchmark_for_task(args.task)
+    check_output_file(args.out, "--out")
+    if args.plot is not None:
+        check_output_file(args.plot, "--plot", ".png")
+    for spec in _judge_specs(args).values():
+        judge_kind(spec)  # a bad spec fails before any work
     settings = {"knowledge": str(args.knowledge)} if args.knowledge else {}
-    result, _ = score(args.task, args.samples, _judge_specs(args), args.retry_unparseable, settings)
+    result, _ = score(args.task, Path(args.samples), _judge_specs(args), args.retry_unparseable, settings)
     if args.model:
         result["model"] = args.model
-    write_json_atomic(args.out, result)
+    write_json_atomic(Path(args.out), result)
     print(report.table(result, benchmark))
     if args.plot:
-        report.plot(result, benchmark, args.plot)
+        with replaced_atomically(Path(args.plot)) as tmp:
+            report.plot(result, benchmark, tmp)
         print(f"[hallubench] plot written to {args.plot}", file=sys.stderr)
     print(f"[hallubench] results written to {args.out}", file=sys.stderr)
     if result["judge_failed"]:
@@ -87,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Judge saved lm-eval samples and write RESULT.json (docs/results.md).")
     score.add_argument("--task", required=True, choices=sorted(TASKS), metavar="TASK",
                        help="the lm-eval task the samples belong to: " + ", ".join(sorted(TASKS)))
-    score.add_argument("--samples", type=Path, required=True, help="lm-eval samples_<task>_*.jsonl")
+    score.add_argument("--samples", required=True, help="lm-eval samples_<task>_*.jsonl")
     score.add_argument("--judge", default=DEFAULT_JUDGE,
                        help=f"judge spec: rule, openai:..., hf:..., smollm2, hhem:..., nli:... (default {DEFAULT_JUDGE!r})")
     score.add_argument("--judge-role", type=_role, action="append", metavar="judge_ROLE=SPEC",
@@ -97,8 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--knowledge", type=Path,
                        help="knowledge store for long-form evidence (LongWiki; default $HALLUBENCH_KNOWLEDGE)")
     score.add_argument("--model", help="name of the model under test, for tables and plots")
-    score.add_argument("--out", type=Path, required=True, help="RESULT.json to write")
-    score.add_argument("--plot", type=Path, help="also draw the breakdowns to this PNG")
+    score.add_argument("--out", required=True, help="RESULT.json to write")
+    score.add_argument("--plot", help="also draw the breakdowns to this PNG")
     score.set_defaults(handler=_score)
     return parser
 

@@ -1,7 +1,8 @@
 """A minimal OpenAI-compatible chat server on 127.0.0.1 for tests, benchmarks and dry runs.
 
 ``reply(messages) -> str`` decides the answer; ``faults`` is a queue of injected failures served
-before normal answers ("500", "429", "garbage", "timeout"); ``latency`` delays every answer.
+before normal answers ("500", "429", "garbage", "timeout"); ``latency`` (seconds, or a function of the
+messages) delays every answer.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ class _Server(ThreadingHTTPServer):
 class LoopbackChatServer:
     """Serves ``POST /v1/chat/completions`` until ``close()``; counts requests."""
 
-    def __init__(self, reply: Callable[[list[dict]], str], latency: float = 0.0, faults: list[str] | None = None, hang_seconds: float = 5.0):
+    def __init__(self, reply: Callable[[list[dict]], str], latency: float | Callable[[list[dict]], float] = 0.0, faults: list[str] | None = None, hang_seconds: float = 5.0):
         self.reply, self.latency, self.hang_seconds = reply, latency, hang_seconds
         self.faults = deque(faults or [])
         self.requests: list[dict] = []
@@ -47,8 +48,9 @@ class LoopbackChatServer:
                 if fault == "garbage":
                     self._send(200, b"<html>not json</html>")
                     return
-                time.sleep(server.latency)
-                text = server.reply(body.get("messages", []))
+                messages = body.get("messages", [])
+                time.sleep(server.latency(messages) if callable(server.latency) else server.latency)
+                text = server.reply(messages)
                 payload = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
                 self._send(200, json.dumps(payload).encode())
 

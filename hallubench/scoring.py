@@ -6,11 +6,11 @@ from __future__ import annotations
 import inspect
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any, Mapping
 
 from hallubench.errors import HallubenchError
+from hallubench.outputs import write_text_atomic
 from hallubench.provenance import prompts_hash, software
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.judges import JudgeSet, failed_verdicts
@@ -69,13 +69,7 @@ def _json_safe(value: Any) -> Any:
 
 def write_json_atomic(path: Path, payload: Any) -> None:
     """Write JSON through a temporary file in the same folder (removed on any failure)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        tmp.write_text(json.dumps(_json_safe(payload), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_text_atomic(path, json.dumps(_json_safe(payload), indent=2, ensure_ascii=False) + "\n")
 
 
 def score(task: str, samples: Path, judge_specs: Mapping[str, str], retry_unparseable: bool = False,

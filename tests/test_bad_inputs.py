@@ -5,6 +5,7 @@ is left behind (or changed) in the working folder."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 from pathlib import Path
@@ -25,6 +26,7 @@ def closed_url() -> str:
 OPENAI = f"openai:base_url={closed_url()},model=m"
 GENERATE = ["generate", "precisewikiqa", "--source", "nosuch", "--n", "1", "--out", "set"]
 MIXED = ["generate", "mixedentities", "--n-per-domain", "1", "--domains", "medicine"]
+SCORE = ["score", "--task", "precisewikiqa", "--samples"]
 
 
 def spec_row(spec: str, fragment: str):
@@ -40,6 +42,10 @@ def make_inputs(work: Path) -> None:
     (work / "folder.sqlite").mkdir()
     database = b"SQLite format 3\x00" + bytes([0x10, 0x00, 0x02, 0x02]) + b"\x00" * 80  # header only, no pages
     (work / "truncated.sqlite").write_bytes(database)
+    doc = {"id": "a", "question": "Q?", "answer": "Paris", "title": "T", "reference": "r", "difficulty": 0}
+    (work / "samples_latin1.jsonl").write_bytes(b'{"doc": {"question": "Caf\xe9?"}, "resps": [["x"]]}\n')
+    (work / "samples_null.jsonl").write_text('{"doc": %s, "resps": [["x"]]}\n' % json.dumps({**doc, "answer": None}))
+    (work / "samples_ok.jsonl").write_text('{"doc": %s, "resps": [["Paris."]]}\n' % json.dumps(doc))
 
 
 CASES = [
@@ -79,6 +85,24 @@ CASES = [
     pytest.param([*MIXED, "--out", "notes.txt", "--overwrite"], 2, "is a file; expected a folder", id="out-file"),
     pytest.param([*MIXED, "--out", "notes.txt/set"], 2, "is a file, not a folder", id="out-below-a-file"),
     pytest.param([*MIXED, "--out", "/sys/hallubench/set"], 2, "cannot write in /sys", id="out-unwritable"),
+    # score: samples files and outputs (checked before any judging)
+    pytest.param([*SCORE, "samples_latin1.jsonl", "--out", "r.json"], 2, "is not UTF-8 text", id="score-not-utf8"),
+    pytest.param([*SCORE, "samples_null.jsonl", "--out", "r.json"], 2, "doc fields ['answer'] are null",
+                 id="score-null-answer"),
+    pytest.param([*SCORE, "samples_ok.jsonl", "--out", "thesis"], 2, "is an existing folder", id="score-out-folder"),
+    pytest.param([*SCORE, "samples_ok.jsonl", "--out", "r.json", "--plot", "."], 2, "expected a file name",
+                 id="score-plot-dot"),
+    pytest.param([*SCORE, "samples_ok.jsonl", "--out", "r.json", "--plot", "/sys/x/p.png"], 2, "cannot write in",
+                 id="score-plot-unwritable"),
+    pytest.param([*SCORE, "samples_ok.jsonl", "--out", "r.json", "--judge", "gpt5"], 2, "bad judge spec",
+                 id="score-bad-judge"),
+    # eval: mistakes caught before lm-eval loads a model
+    pytest.param(["eval", "--model", "hf", "--tasks", "precisewikqa"], 2, "did you mean precisewikiqa",
+                 id="eval-task-typo"),
+    pytest.param(["eval", "--model", "hf", "--tasks", "nosuch_task_at_all"], 2, "unknown task 'nosuch_task_at_all'",
+                 id="eval-unknown-task"),
+    pytest.param(["eval", "--model", "hf", "--tasks", "precisewikiqa", "--metadata", '{"dataset": "missing/dir/x"}'],
+                 2, "no such file or folder", id="eval-missing-dataset"),
 ]
 
 

@@ -65,7 +65,7 @@ def test_bad_judge_spec_fails_before_the_model_runs(tmp_path):
 
 def test_judge_filter_returns_one_json_record_per_response():
     docs = [{"question": "Capital of France?", "answer": "Paris"}] * 2
-    records = [json.loads(r) for r in JudgeFilter(PRECISEWIKIQA, {"judge": "rule"}, "precisewikiqa").apply(["Paris.", "I'm sorry, no idea."], docs)]
+    records = [json.loads(r) for r in JudgeFilter(PRECISEWIKIQA, {"judge": "rule"}, "precisewikiqa").apply(["Paris.", "I'm sorry, I don't know."], docs)]
     assert [r["outcome"] for r in records] == ["correct", "abstained"]
     assert records[0]["abstention"] == {"label": False, "status": "ok", "raw": "rule"}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from hallubench.backends import ChatRequest, ModelClient
+from hallubench.specs import redact
 from hallu_metrics.judges.base import Check, Verdict
 
 
@@ -29,8 +30,8 @@ class LLMJudge:
             if completion.cached and self.retry_unparseable and check.parse(completion.text or "") is None:
                 completion = await self.client.acomplete(request, refresh=True)  # re-ask a cached unreadable reply
             if not completion.ok:
-                return Verdict(None, "failed", completion.error or "")
-            text = completion.text or ""
+                return Verdict(None, "failed", redact(completion.error or ""))
+            text = redact(completion.text or "")
             parsed = check.parse(text)
             if parsed is not None:
                 return Verdict(parsed, "ok", text)
