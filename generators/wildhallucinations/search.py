@@ -46,6 +46,7 @@ class WebSearch:
         self.name, self.endpoint, self.cache, self.top_k = name, endpoint, cache, top_k
         self._request, self._urls, self._attempts = request, urls, attempts
         self._client = httpx.Client(timeout=timeout)
+        self.endpoint_note = "" if endpoint in (BRAVE_URL, GOOGLE_URL) else " (through a custom endpoint)"
         self.requests = 0  # API calls made (cache hits excluded)
 
     def search(self, query: str) -> list[str]:
