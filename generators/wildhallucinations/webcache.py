@@ -82,7 +82,3 @@ class WebCache:
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO searches VALUES (?, ?, ?)", (backend, query, json.dumps(urls)))
             self._db.commit()
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
