@@ -4,32 +4,28 @@ Deterministic, offline, instant; the embedded default judge."""
 
 from __future__ import annotations
 
+import json
 import re
 import string
 import unicodedata
+from importlib import resources
 
 # Abstention phrases of WildHallucinations (Zhao et al., 2024, Appendix B), which extends
-# FActScore's list: a response containing any of them (case-sensitive) abstains. The list is
-# kept whole in ABSTENTION_PHRASES; it is grouped here because the other benchmarks' rules
-# below use the groups differently.
-APOLOGY_PHRASES = ("I apologize", "I'm sorry", "I am sorry")
-PREMISE_CORRECTION_PHRASES = ("There seems to be a mistake in the question",)
-KNOWLEDGE_LACK_PHRASES = (
-    "I'm unable", "couldn't find any information", "don't have any information", "couldn't find much information",
-    "I could not find any information", "There is no information", "I couldn't find", "I could not find",
-    "I am unable to find", "I was unable to find", "I am unable to provide", "I cannot provide",
-    "I don't have any information", "I do not have any information", "I don't have enough information",
-    "I am not familiar with", "I am not currently familiar with", "there is no publicly available information",
-)
-OTHER_ABSTENTION_PHRASES = (
-    "The search results do not provide", "There are no search results", "there are no provided search results",
-    "not provided in the search results", "is not mentioned in the provided search results", "Not sources found",
-    "No sources found", "Try a more general question", "I need more information", "I am not certain",
-    "I am uncertain", "Could you please", "could you please",
-)
-ABSTENTION_PHRASES: tuple[str, ...] = (
-    *APOLOGY_PHRASES, *PREMISE_CORRECTION_PHRASES, *KNOWLEDGE_LACK_PHRASES, *OTHER_ABSTENTION_PHRASES, "provide more",
-)
+# FActScore's list: a response containing any of them (case-sensitive) abstains. The list lives in
+# one data file, hallu_metrics/data/abstention_phrases.json (provenance there and in
+# docs/wildhallucinations.md); it is grouped because the other benchmarks' rules below use the
+# groups differently.
+_PHRASE_GROUPS: dict[str, tuple[str, ...]] = {
+    name: tuple(phrases)
+    for name, phrases in json.loads(
+        resources.files("hallu_metrics").joinpath("data/abstention_phrases.json").read_text(encoding="utf-8")
+    )["groups"].items()
+}
+APOLOGY_PHRASES = _PHRASE_GROUPS["apology"]
+PREMISE_CORRECTION_PHRASES = _PHRASE_GROUPS["premise_correction"]
+KNOWLEDGE_LACK_PHRASES = _PHRASE_GROUPS["knowledge_lack"]
+OTHER_ABSTENTION_PHRASES = _PHRASE_GROUPS["other"]
+ABSTENTION_PHRASES: tuple[str, ...] = tuple(phrase for group in _PHRASE_GROUPS.values() for phrase in group)
 
 # "provide more" (published) and clarification questions, read only as a request to the user.
 INFORMATION_REQUEST = re.compile(
