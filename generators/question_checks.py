@@ -16,7 +16,7 @@ _STOP = frozenset({
 })
 _SOURCE_WORDS = re.compile(
     r"\b(?:excerpts?|passages?|(?:the|this|given|provided|above|following) (?:text|article|document|reference|"
-    r"section|paragraph|page|context)|mentioned above|described above|the author)\b",
+    r"section|paragraph|page|context)|your|mentioned above|described above|the author)\b",
     re.IGNORECASE,
 )
 _DEMONSTRATIVE = re.compile(r"(?:^|\s)(?:this|these|those)\b|^(?:This|These|Those)\b")
