@@ -1,0 +1,282 @@
+"""FaithEval (Ming et al., 2024; HalluLens section 4.3): contextual faithfulness in three tasks.
+
+- unanswerable: the context lacks the answer; the model should say "unknown";
+- inconsistent: the context's documents support different answers; the model should say "conflict";
+- counterfactual: the context states something against world knowledge (ARC-style multiple choice); the model
+  should choose the option the context supports.
+
+Replies are read without a judge. Unanswerable / inconsistent use FaithEval's keyword matching on the normalised
+reply: strict (the one keyword) and non-strict (the published keyword list). The reference matches keywords as
+substrings, so "not" matches inside "nothing" or "note"; each accuracy is reported both ways (``_official`` =
+substring, as published; the unsuffixed metric matches whole words).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import datasets
+
+from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.judges.judge_set import JudgeSet
+from hallubench.errors import HallubenchError
+
+HUB_IDS = {
+    "unanswerable": "Salesforce/FaithEval-unanswerable-v1.0",
+    "inconsistent": "Salesforce/FaithEval-inconsistent-v1.0",
+    "counterfactual": "Salesforce/FaithEval-counterfactual-v1.0",
+}
+
+
+@dataclass(frozen=True)
+class KeywordTask:
+    """A FaithEval task answered by a keyword: the instruction naming it and the published keyword lists."""
+
+    name: str
+    instruction: str
+    strict: tuple[str, ...]
+    lenient: tuple[str, ...]
+
+
+# Keyword lists as published in FaithEval's evaluation code (README quick start).
+UNANSWERABLE = KeywordTask(
+    "unanswerable",
+    "If the context does not provide the answer, reply 'unknown'.",
+    strict=("unknown",),
+    lenient=("unknown", "no answer", "no information", "not", "unclear"),
+)
+INCONSISTENT = KeywordTask(
+    "inconsistent",
+    "If the context gives conflicting information or more than one answer, reply 'conflict'.",
+    strict=("conflict",),
+    lenient=("conflict", "multiple answers", "disagreement", "inconsistent", "contradictory", "contradiction",
+             "inconsistency", "two answers", "2 answers", "conflicting"),
+)
+KEYWORD_TASKS = {t.name: t for t in (UNANSWERABLE, INCONSISTENT)}
+
+# The paper's prompt structure (a retrieval QA expert, the exact answer only, the task's instruction, context,
+# question, "Answer:"), in this project's words.
+_HEAD = ("You are an expert at answering questions from retrieved documents. Reply with the exact answer only, "
+         "without explanation or extra information.")
+COUNTERFACTUAL_INSTRUCTION = "Choose the option that the context supports and reply with its letter."
+
+
+def keyword_prompt(task: KeywordTask, context: str, question: str) -> str:
+    return f"{_HEAD}\n{task.instruction}\nContext: {context}\nQuestion: {question}\nAnswer:"
+
+
+def choice_prompt(context: str, question: str, labels: list[str], texts: list[str]) -> str:
+    options = "\n".join(f"{label}. {text}" for label, text in zip(labels, texts))
+    return f"{_HEAD}\n{COUNTERFACTUAL_INSTRUCTION}\nContext: {context}\nQuestion: {question}\n{options}\nAnswer:"
+
+
+# ---------------------------------------------------------------- reading replies
+
+_PUNCTUATION = set(string.punctuation + "\u2018\u2019\u00b4`")
+
+
+def normalize_answer(text: str) -> str:
+    """FaithEval's (SQuAD-style) normalisation: lower case, underscores and punctuation to spaces, articles
+    removed, whitespace collapsed."""
+    text = "".join(" " if ch in _PUNCTUATION else ch for ch in text.lower().replace("_", " "))
+    return " ".join(re.sub(r"\b(a|an|the)\b", " ", text).split())
+
+
+def matches_official(reply: str, keywords: tuple[str, ...]) -> bool:
+    """The reference rule: any keyword as a substring of the normalised reply ("not" inside "nothing")."""
+    normalized = normalize_answer(reply)
+    return any(keyword in normalized for keyword in keywords)
+
+
+def matches_words(reply: str, keywords: tuple[str, ...]) -> bool:
+    """The fixed rule: any keyword as whole words of the normalised reply."""
+    normalized = normalize_answer(reply)
+    return any(re.search(rf"(?<!\w){re.escape(keyword)}(?!\w)", normalized) for keyword in keywords)
+
+
+_LEADING_LETTER = r"^\W*(?:(?:the\s+)?(?:correct\s+)?(?:answer|option)\s*(?:is|:)\s*)?\(?({labels})(?:\s*[).:]|\)?\s*$)"
+
+
+def read_choice(reply: str, labels: list[str], texts: list[str]) -> str | None:
+    """The option a reply chooses: (1) a leading option label ("B", "(B)", "B.", "B) text", "Answer: B");
+    (2) otherwise the one option whose normalised text occurs, as whole words, in the normalised reply; None when
+    no option or several options are named."""
+    pattern = _LEADING_LETTER.format(labels="|".join(re.escape(label) for label in labels))
+    leading = re.match(pattern, reply.strip(), re.IGNORECASE)
+    if leading:
+        return next(label for label in labels if label.lower() == leading.group(1).lower())
+    named = [label for label, text in zip(labels, texts)
+             if normalize_answer(text) and matches_words(reply, (normalize_answer(text),))]
+    return named[0] if len(named) == 1 else None
+
+
+# ---------------------------------------------------------------- judging and metrics
+
+def read_keyword_reply(task: KeywordTask, response: str) -> dict[str, Any]:
+    """The judged record of an unanswerable / inconsistent reply: each keyword rule's verdict."""
+    return {
+        "response": response,
+        "strict": matches_words(response, task.strict),
+        "strict_official": matches_official(response, task.strict),
+        "lenient": matches_words(response, task.lenient),
+        "lenient_official": matches_official(response, task.lenient),
+    }
+
+
+def read_choice_reply(response: str, doc: dict) -> dict[str, Any]:
+    """The judged record of a counterfactual reply: the option read, and the reference's substring verdict."""
+    choice = read_choice(response, list(doc["choice_labels"]), list(doc["choice_texts"]))
+    return {
+        "response": response,
+        "choice": choice,
+        "official": doc["answer_key"] in response,  # the reference: the answer key as a substring of the reply
+        "outcome": "invalid" if choice is None else ("correct" if choice == doc["answer_key"] else "wrong"),
+    }
+
+
+def keyword_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str, float]:
+    return {
+        "accuracy": float(record["lenient"]),
+        "accuracy_official": float(record["lenient_official"]),
+        "accuracy_strict": float(record["strict"]),
+        "accuracy_strict_official": float(record["strict_official"]),
+    }
+
+
+def choice_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str, float]:
+    return {
+        "accuracy": float(record["outcome"] == "correct"),
+        "accuracy_official": float(record["official"]),
+        "invalid_rate": float(record["outcome"] == "invalid"),
+    }
+
+
+def _keyword_judge(task: KeywordTask):
+    async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:
+        """No judge: keyword matching on the reply."""
+        record = read_keyword_reply(task, response)
+        record["outcome"] = "correct" if record["lenient"] else "wrong"
+        return record
+
+    return judge_item
+
+
+async def judge_choice(doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:
+    """No judge: the chosen option is read from the reply."""
+    return read_choice_reply(response, doc)
+
+
+# ---------------------------------------------------------------- data
+
+def _choices(row: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    choices = row["choices"]
+    if not isinstance(choices, Mapping) or not {"label", "text"} <= set(choices):
+        raise HallubenchError(f"faitheval_counterfactual: choices must be {{label: [...], text: [...]}}: {choices!r}")
+    return [str(label) for label in choices["label"]], [str(text) for text in choices["text"]]
+
+
+def _row_id(row: Mapping[str, Any], index: int) -> str:
+    return str(row.get("id") or row.get("qid") or index)
+
+
+def keyword_docs(task: KeywordTask):
+    def to_docs(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dataset:
+        """Docs with the prompt; ``subset`` (the source QA dataset) kept for the breakdown when present."""
+        return datasets.Dataset.from_list([
+            {"id": _row_id(row, i), "subset": str(row.get("subset") or ""),
+             "prompt": keyword_prompt(task, row["context"], row["question"])}
+            for i, row in enumerate(rows)
+        ])
+
+    return to_docs
+
+
+def choice_docs(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dataset:
+    """Docs with the multiple-choice prompt, the option labels / texts and the context's answer key."""
+    docs = []
+    for i, row in enumerate(rows):
+        labels, texts = _choices(row)
+        if row["answerKey"] not in labels:
+            raise HallubenchError(f"faitheval_counterfactual: row {i} answerKey {row['answerKey']!r} not in {labels}")
+        docs.append({"id": _row_id(row, i), "subset": "", "prompt": choice_prompt(row["context"], row["question"],
+                     labels, texts), "choice_labels": labels, "choice_texts": texts, "answer_key": row["answerKey"]})
+    return datasets.Dataset.from_list(docs)
+
+
+def read_official_for(task: str):
+    def read_official(location: str | None) -> list[dict[str, Any]]:
+        """The Hub test split (``location`` None), or the parquet / JSON-lines files of a folder (e.g. a
+        snapshot of the Hub repository, whose ``data/`` holds ``test-*.parquet``)."""
+        if location is None:
+            return datasets.load_dataset(HUB_IDS[task], split="test").to_list()
+        folder = Path(location)
+        files = sorted(p for p in folder.rglob("*") if p.suffix in (".parquet", ".jsonl"))
+        if not files:
+            raise HallubenchError(f"{location}: no .parquet or .jsonl files of {HUB_IDS[task]}")
+        builder = "parquet" if files[0].suffix == ".parquet" else "json"
+        same_kind = [str(p) for p in files if p.suffix == files[0].suffix]
+        return datasets.load_dataset(builder, data_files=same_kind, split="train").to_list()
+
+    return read_official
+
+
+_PAPER = "FaithEval (Ming et al., 2024); HalluLens (Bang et al., 2025) section 4.3"
+_KEYWORD_METRICS = (
+    Metric("accuracy", "rate", True, "replies with a keyword of the published list, as whole words / N"),
+    Metric("accuracy_official", "rate", True, "the same with the reference's substring matching ('not' in 'nothing')"),
+    Metric("accuracy_strict", "rate", True, "replies with the task's single keyword, as a whole word / N"),
+    Metric("accuracy_strict_official", "rate", True, "the same with the reference's substring matching"),
+)
+_TEXT = datasets.Value("string")
+
+
+def _keyword_benchmark(task: KeywordTask) -> Benchmark:
+    return Benchmark(
+        name=f"faitheval_{task.name}",
+        family="hallulens_intrinsic",
+        paper=_PAPER,
+        columns=datasets.Features({"question": _TEXT, "context": _TEXT}),
+        doc_columns=("id", "subset", "prompt"),
+        to_docs=keyword_docs(task),
+        metrics=_KEYWORD_METRICS,
+        judge_item=_keyword_judge(task),
+        sample_metrics=keyword_metrics,
+        breakdowns=(Breakdown("subset", "category", "source QA dataset", lambda d: d.get("subset") or None),),
+        headline=("accuracy", "accuracy_strict"),
+        generator=None,
+        evaluate_module="faitheval",
+        judge_roles=(),
+        read_official=read_official_for(task.name),
+        outcomes=("correct", "wrong"),
+    )
+
+
+COUNTERFACTUAL = Benchmark(
+    name="faitheval_counterfactual",
+    family="hallulens_intrinsic",
+    paper=_PAPER,
+    columns=datasets.Features({"question": _TEXT, "context": _TEXT, "answerKey": _TEXT,
+                               "choices": {"label": datasets.Sequence(_TEXT), "text": datasets.Sequence(_TEXT)}}),
+    doc_columns=("id", "subset", "prompt", "choice_labels", "choice_texts", "answer_key"),
+    to_docs=choice_docs,
+    metrics=(
+        Metric("accuracy", "rate", True, "replies choosing the option the context supports / N"),
+        Metric("accuracy_official", "rate", True, "replies containing the answer key (a letter) as a substring / N"),
+        Metric("invalid_rate", "rate", False, "replies naming no option or several / N"),
+    ),
+    judge_item=judge_choice,
+    sample_metrics=choice_metrics,
+    headline=("accuracy", "invalid_rate"),
+    generator=None,
+    evaluate_module="faitheval",
+    judge_roles=(),
+    read_official=read_official_for("counterfactual"),
+    outcomes=("correct", "wrong", "invalid"),
+)
+
+BENCHMARKS = (_keyword_benchmark(UNANSWERABLE), _keyword_benchmark(INCONSISTENT), COUNTERFACTUAL)

@@ -1,0 +1,221 @@
+"""HHEM leaderboard summarization (HalluLens section 4.1; Vectara's hallucination leaderboard).
+
+The model under test summarises each source document; a consistency scorer (HHEM-2.1-Open by default) gives
+P(consistent) for (document, summary). As on the leaderboard: a summary is valid with at least 5 words and is
+not a refusal; the hallucination rate is the share of valid summaries scored below 0.5; the answer rate is
+valid summaries / documents; the average summary length counts words of valid summaries.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import datasets
+
+from hallu_metrics.contract import Benchmark, Metric
+from hallu_metrics.judges import DEFAULT_JUDGE, JudgeSet, judge_kind
+from hallu_metrics.judges.base import Check
+from hallu_metrics.scorers import FLAN_T5_BASE_ID, FLAN_T5_BASE_REVISION, HHEM_2_1_REVISION, HHEM_MODEL_ID
+from hallubench.errors import HallubenchError
+from lm_eval_tasks.settings import task_setting
+
+NAME = "hhem_summarization"
+THRESHOLD = 0.5  # leaderboard: a summary scored below 0.5 is hallucinated
+MIN_WORDS = 5  # leaderboard: a valid summary has at least 5 (whitespace-separated) words
+# HHEM-2.1-Open reads the whole (document, summary) pair, as its own predict() does: no sliding window; 2048
+# tokens holds every leaderboard document (T5's relative positions need no fixed length).
+DEFAULT_SCORER_SPEC = f"hhem:model={HHEM_MODEL_ID},kind=hhem-2.1,window=truncate,max_length=2048"
+DEFAULT_ROLE = "judge_default_hhem"  # the role the default scorer is built under when no judge is given
+LEADERBOARD_REPO = "vectara/leaderboard_results"  # Hub dataset with every model's leaderboard summaries
+LEADERBOARD_FILE = "leaderboard_summaries.csv"  # columns include source, summary, model
+LOCAL_FILES = (LEADERBOARD_FILE, "source_documents.jsonl")
+
+# The leaderboard's prompt structure (a chat assistant told to stick to the passage, asked for a concise
+# summary covering the core information, then the passage), in this project's words.
+PROMPT = (
+    "You are a chat assistant that answers only from the data it is given. Use nothing but the information in "
+    "the passage below.\nWrite a concise summary of the passage that covers its key information.\n\n"
+    "Passage:\n{source}"
+)
+
+# Replies that decline the task instead of summarising (checked at the start of the reply).
+_REFUSAL = re.compile(
+    r"^\W*(?:I(?:'m| am) sorry|sorry\b|I apologi[sz]e|I (?:cannot|can't|can not|won't|am unable to|'m unable to|"
+    r"am not able to|'m not able to)\b|as an AI\b|unfortunately,? I\b)",
+    re.IGNORECASE,
+)
+
+
+# ---------------------------------------------------------------- validity and metrics
+
+def word_count(summary: str) -> int:
+    return len(summary.split())
+
+
+def is_valid_summary(summary: str) -> bool:
+    """The leaderboard's rule (at least 5 words), plus: a refusal is not a summary."""
+    text = summary.replace("\u2019", "'").strip()
+    return word_count(text) >= MIN_WORDS and not _REFUSAL.match(text)
+
+
+def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str, float | None]:
+    """Per-summary values; rates over valid summaries are None for invalid ones (and for unscored ones)."""
+    valid = bool(record["valid"])
+    score = record.get("score")
+    scored = valid and score is not None
+    hallucinated = float(score < THRESHOLD) if scored else None
+    return {
+        "hallucination_rate": hallucinated,
+        "factual_consistency_rate": None if hallucinated is None else 1.0 - hallucinated,
+        "answer_rate": float(valid),
+        "average_summary_length": float(word_count(record["response"])) if valid else None,
+        "unscored_rate": float(valid and score is None),
+    }
+
+
+# ---------------------------------------------------------------- judging
+
+def _pair(item: dict) -> tuple[str, str]:
+    return item["source"], item["response"]
+
+
+def _no_rule(item: dict) -> float:
+    raise HallubenchError(f"{NAME} has no rule judge: use judge=hhem:..., nli:... or an LLM spec with the rubric")
+
+
+CONSISTENCY = Check(name="summary_consistency", pair=_pair, rule=_no_rule)
+
+
+def _rubric_check() -> Check | None:
+    """The 1-5 faithfulness rubric (hallu_metrics.faithfulness), when that module provides one."""
+    try:
+        from hallu_metrics import faithfulness  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return getattr(faithfulness, "RUBRIC", None)
+
+
+def consistency_judge(judges: JudgeSet):
+    """The judge scoring summaries: the run's judge, or HHEM-2.1-Open when none was given (``rule``)."""
+    if judges.specs.get("judge") == DEFAULT_JUDGE:
+        judges.specs.setdefault(DEFAULT_ROLE, DEFAULT_SCORER_SPEC)
+        return judges.get(DEFAULT_ROLE)
+    return judges.get("judge")
+
+
+async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:
+    """Validity, then (valid summaries only) P(consistent) from the scorer, or the rubric score mapped to
+    [0, 1] ((score - 1) / 4, so scores 1-2 fall below 0.5) when the judge is an LLM."""
+    record: dict[str, Any] = {"response": response, "valid": is_valid_summary(response), "score": None}
+    if not record["valid"]:
+        record["outcome"] = "invalid"
+        return record
+    judge = consistency_judge(judges)
+    item = {"source": doc["source"], "response": response, "document": doc["source"], "summary": response}
+    if judge_kind(judge.spec) in ("hhem", "nli", "rule"):
+        verdict = await judge.ask(CONSISTENCY, item)
+        score = verdict.label if verdict.ok else None
+    else:
+        rubric = _rubric_check()
+        if rubric is None:
+            raise HallubenchError(f"{NAME}: LLM judging needs the faithfulness rubric (hallu_metrics.faithfulness)")
+        verdict = await judge.ask(rubric, item)
+        score = (float(verdict.label) - 1.0) / 4.0 if verdict.ok else None
+    record.update(verdict=verdict.to_dict(), score=score)
+    record["outcome"] = "unscored" if score is None else ("hallucinated" if score < THRESHOLD else "consistent")
+    return record
+
+
+# ---------------------------------------------------------------- data
+
+def default_scorer_available() -> bool:
+    """Whether HHEM-2.1-Open (and its flan-t5-base foundation) can be loaded: cached, or the Hub is reachable."""
+    from huggingface_hub import constants, try_to_load_from_cache
+
+    if not constants.HF_HUB_OFFLINE:
+        return True
+    needed = ((HHEM_MODEL_ID, "model.safetensors", HHEM_2_1_REVISION),
+              (FLAN_T5_BASE_ID, "config.json", FLAN_T5_BASE_REVISION))
+    return all(isinstance(try_to_load_from_cache(repo, name, revision=rev), str) for repo, name, rev in needed)
+
+
+def check_scorer(options: Mapping[str, Any]) -> None:
+    """Fail before the model runs when no judge is given and HHEM-2.1-Open's weights cannot be had."""
+    task = str(options.get("task") or NAME)
+    spec, _ = task_setting(options, "judge", task)
+    if spec in (None, DEFAULT_JUDGE) and not default_scorer_available():
+        raise HallubenchError(
+            f"{task}: HHEM-2.1-Open ({HHEM_MODEL_ID}) is not in the local Hugging Face cache and the Hub is offline; "
+            "pass judge=hhem:model=FOLDER,foundation=FOLDER, another classifier or an LLM judge spec"
+        )
+
+
+def to_docs(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dataset:
+    """One doc per distinct source document (a leaderboard summaries file repeats each per model), in file order,
+    with the summarisation prompt."""
+    check_scorer(options)
+    ids = rows["id"] if "id" in rows.column_names else range(len(rows))
+    docs: dict[str, dict[str, str]] = {}
+    for row_id, source in zip(ids, rows["source"]):
+        if source and source not in docs:
+            docs[source] = {"id": str(row_id), "source": source, "prompt": PROMPT.format(source=source)}
+    return datasets.Dataset.from_list(list(docs.values()))
+
+
+def _read_csv_sources(path: Path) -> list[dict[str, Any]]:
+    csv.field_size_limit(sys.maxsize)
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if "source" not in (reader.fieldnames or []):
+            raise HallubenchError(f"{path}: no 'source' column (columns: {reader.fieldnames})")
+        sources = dict.fromkeys(row["source"] for row in reader if row["source"])
+    return [{"id": str(i), "source": s} for i, s in enumerate(sources)]
+
+
+def read_official(location: str | None) -> list[dict[str, Any]]:
+    """Source documents from the leaderboard's public summaries file: downloaded from the Hub dataset
+    ``vectara/leaderboard_results`` when ``location`` is None, else read from a folder holding
+    ``leaderboard_summaries.csv`` or ``source_documents.jsonl`` (id, source)."""
+    from hallubench.sources.json_records import read_json_records
+
+    if location is None:
+        from huggingface_hub import hf_hub_download
+
+        return _read_csv_sources(Path(hf_hub_download(LEADERBOARD_REPO, LEADERBOARD_FILE, repo_type="dataset")))
+    folder = Path(location)
+    for name in LOCAL_FILES:
+        if (folder / name).is_file():
+            path = folder / name
+            return _read_csv_sources(path) if path.suffix == ".csv" else read_json_records(path)
+    raise HallubenchError(f"{location}: holds neither {' nor '.join(LOCAL_FILES)}")
+
+
+BENCHMARK = Benchmark(
+    name=NAME,
+    family="hallulens_intrinsic",
+    paper="HalluLens (Bang et al., 2025) section 4.1; Vectara hallucination leaderboard",
+    columns=datasets.Features({"source": datasets.Value("string")}),
+    doc_columns=("id", "source", "prompt"),
+    to_docs=to_docs,
+    metrics=(
+        Metric("hallucination_rate", "rate", False, "valid summaries scored below 0.5 / valid summaries",
+               conditional=True),
+        Metric("factual_consistency_rate", "rate", True, "1 - hallucination_rate", conditional=True),
+        Metric("answer_rate", "rate", True, "valid summaries (>= 5 words, not a refusal) / documents"),
+        Metric("average_summary_length", "count", False, "words per valid summary", scale=(0.0, 1000.0),
+               conditional=True),
+        Metric("unscored_rate", "rate", False, "valid summaries without a score (judge none or failed) / documents"),
+    ),
+    judge_item=judge_item,
+    sample_metrics=sample_metrics,
+    headline=("hallucination_rate", "factual_consistency_rate", "answer_rate", "average_summary_length"),
+    generator=None,
+    evaluate_module=NAME,
+    read_official=read_official,
+    outcomes=("consistent", "hallucinated", "invalid", "unscored"),
+)
