@@ -6,21 +6,23 @@ import argparse
 from pathlib import Path
 
 from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
-from generators import generatedentities, halueval, mixedentities, precisewikiqa
+from generators import generatedentities, halueval, mixedentities, precisewikiqa, wildhallucinations
+from generators.protocol import Generator, features_for
 from generators.publishing import check_output_dir, push_test_set, save_test_set
 
-GENERATORS = {
-    "precisewikiqa": (precisewikiqa, precisewikiqa.FEATURES, "Generate a PreciseWikiQA test set (HalluLens 3.1)"),
-    "halueval": (halueval, halueval.FEATURES, "Generate HaluEval qa/dialogue/summarization samples (sampling-then-filtering)"),
-    "mixedentities": (mixedentities, mixedentities.FEATURES, "Generate a MixedEntities test set (HalluLens 3.3)"),
-    "generatedentities": (generatedentities, generatedentities.FEATURES, "Generate a GeneratedEntities test set (HalluLens 3.3)"),
+GENERATORS: dict[str, tuple[Generator, str]] = {
+    "precisewikiqa": (precisewikiqa, "Generate a PreciseWikiQA test set (HalluLens 3.1)"),
+    "halueval": (halueval, "Generate HaluEval qa/dialogue/summarization samples (sampling-then-filtering)"),
+    "mixedentities": (mixedentities, "Generate a MixedEntities test set (HalluLens 3.3)"),
+    "generatedentities": (generatedentities, "Generate a GeneratedEntities test set (HalluLens 3.3)"),
+    "wildhallucinations": (wildhallucinations, "Generate a WildHallucinations entity set (Zhao et al., 2024, section 2)"),
 }
 
 
 def add_parsers(subparsers) -> None:
     generate = subparsers.add_parser("generate", help="materialise a fresh test set as a Hugging Face dataset")
     names = generate.add_subparsers(dest="generator_name", required=True, metavar="NAME")
-    for name, (module, _, help_text) in GENERATORS.items():
+    for name, (module, help_text) in GENERATORS.items():
         parser = names.add_parser(name, help=help_text, description=help_text)
         module.add_arguments(parser)
         parser.add_argument("--seed", type=int, default=0)
@@ -51,7 +53,8 @@ def open_clients(module, args: argparse.Namespace) -> ModelClient | list[ModelCl
 
 
 def run(args: argparse.Namespace) -> int:
-    module, features, _ = GENERATORS[args.generator_name]
+    module, _ = GENERATORS[args.generator_name]
+    features = features_for(module, f"{args.generator_name}_{getattr(args, 'task', '')}")
     check_output_dir(args.out, args.overwrite)
     clients = open_clients(module, args)
     try:

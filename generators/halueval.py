@@ -14,12 +14,14 @@ Rows use the official file schema plus provenance columns.
 
 from __future__ import annotations
 
-import random
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import datasets
+
+from generators.protocol import seeded_rng
 from generators.publishing import CardInfo, generation_date
 from hallu_metrics.halueval import TASKS, Pattern, TaskSpec
 from hallubench.backends import ChatRequest, ModelClient
@@ -31,9 +33,14 @@ PATTERN_MODES = ("all", "single")
 # The paper's sampling instructions limit the hallucinated text to about 5 more words than the right one
 # for QA (Table 2) and summarization (Table 12); the dialogue instruction (Table 11) has no such rule.
 LENGTH_RULE_TASKS = frozenset({"qa", "summarization"})
-# Columns depend on --task (the official columns plus source_index, pattern, schema, selected_by,
-# rejected_candidate), so the saved features are inferred from the rows: strings, source_index int64.
-FEATURES = None
+_STRING = datasets.Value("string")
+_EXTRA = {"source_index": datasets.Value("int64"), "pattern": _STRING, "schema": _STRING, "selected_by": _STRING,
+          "rejected_candidate": _STRING}
+# One Features per benchmark: the official columns of the --task, plus provenance of the kept candidate.
+FEATURES = {
+    f"halueval_{name}": datasets.Features({**{c: _STRING for c in TASKS[name].columns}, **_EXTRA})
+    for name in ("qa", "dialogue", "summarization")
+}
 
 
 @dataclass(frozen=True)
@@ -57,10 +64,6 @@ class Sample:
     schema: str
     pattern: Pattern | None
     text: str = ""
-
-
-def _draw(seed: int, *parts: object) -> random.Random:
-    return random.Random(":".join(map(str, (seed, *parts))))
 
 
 def _show(spec: TaskSpec, record: dict) -> str:
@@ -191,14 +194,14 @@ def choose_sources(records: list[dict], settings: Settings) -> list[int]:
     """A seeded choice of ``n`` distinct source indices, in file order."""
     if not 1 <= settings.n <= len(records):
         raise HallubenchError(f"--n must be between 1 and the {len(records)} source records")
-    return sorted(_draw(settings.seed, settings.task, "sources").sample(range(len(records)), settings.n))
+    return sorted(seeded_rng(settings.seed, settings.task, "sources").sample(range(len(records)), settings.n))
 
 
 def _pattern(spec: TaskSpec, settings: Settings, index: int, schema: str) -> Pattern | None:
     """The seeded pattern of one sample in ``single`` mode; None (all patterns offered) in ``all`` mode."""
     if settings.pattern_mode == "all":
         return None
-    return _draw(settings.seed, spec.name, index, schema, "pattern").choice(spec.patterns)
+    return seeded_rng(settings.seed, spec.name, index, schema, "pattern").choice(spec.patterns)
 
 
 def sample(records: list[dict], indices: list[int], client: ModelClient, spec: TaskSpec, settings: Settings) -> list[Sample]:
@@ -209,7 +212,7 @@ def sample(records: list[dict], indices: list[int], client: ModelClient, spec: T
             ChatRequest.from_messages(
                 sampling_messages(spec, records[s.index], s.schema, [s.pattern] if s.pattern else spec.patterns),
                 temperature=settings.temperature, top_p=1.0, max_tokens=settings.max_tokens,
-                seed=_draw(settings.seed, spec.name, s.index, s.schema, "sampling").getrandbits(31),
+                seed=seeded_rng(settings.seed, spec.name, s.index, s.schema, "sampling").getrandbits(31),
             )
             for s in samples
         ],
@@ -226,7 +229,7 @@ Decision = tuple[Sample, Sample, str]  # winner, loser, how the winner was selec
 def filter_pairs(records: list[dict], pairs: list[tuple[Sample, Sample]], client: ModelClient, spec: TaskSpec, settings: Settings) -> dict[int, Decision]:
     """Filter step, per source index: the judge picks between the two candidates shown in seeded order
     (an unreadable verdict keeps the first shown); a pair with one empty candidate keeps the other."""
-    contested = [(a, b) if _draw(settings.seed, spec.name, a.index, "order").random() < 0.5 else (b, a)
+    contested = [(a, b) if seeded_rng(settings.seed, spec.name, a.index, "order").random() < 0.5 else (b, a)
                  for a, b in pairs if a.text and b.text]
     choices = client.complete_or_raise(
         [ChatRequest.from_messages(filter_messages(spec, records[a.index], a.text, b.text), temperature=0.0, max_tokens=32)

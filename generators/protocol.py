@@ -1,0 +1,42 @@
+"""The generator protocol: what every ``hallubench generate NAME`` module provides, and the seeded
+randomness they all share (same seed + same cached model responses = identical dataset)."""
+
+from __future__ import annotations
+
+import argparse
+import random
+from typing import Any, Protocol
+
+import datasets
+
+from generators.publishing import CardInfo
+
+
+class Generator(Protocol):
+    """A test-set generator module.
+
+    ``FEATURES`` are the saved columns (they contain the benchmark's registry columns; a generator that
+    writes several benchmarks' sets maps benchmark name -> Features). ``CLIENT_OPTION`` names the argument
+    holding the backend spec(s) the CLI opens as cached clients (None: the module opens its own or needs
+    none). ``run`` returns the rows and the dataset card; the CLI saves both atomically."""
+
+    FEATURES: datasets.Features | dict[str, datasets.Features]
+    CLIENT_OPTION: str | None
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, args: argparse.Namespace, clients: Any) -> tuple[list[dict[str, Any]], CardInfo]: ...
+
+
+def seeded_rng(seed: int, *parts: object) -> random.Random:
+    """A random generator for one decision, derived from (seed, parts): string seeds hash with SHA-512,
+    so draws do not depend on PYTHONHASHSEED, on the order of other decisions, or on the platform."""
+    return random.Random(":".join(map(str, (seed, *parts))))
+
+
+def features_for(generator: Generator, benchmark: str | None = None) -> datasets.Features | None:
+    """The Features a generator writes (for one benchmark when it writes several)."""
+    features = generator.FEATURES
+    if isinstance(features, dict) and not isinstance(features, datasets.Features):
+        return features.get(benchmark) if benchmark else None
+    return features
