@@ -3,7 +3,15 @@ loader, ``hallubench score``, reports and the contract test all read this regist
 
 from __future__ import annotations
 
-from hallu_metrics import halueval, nonexistent_refusal, precisewikiqa
+from hallu_metrics import (
+    faitheval,
+    halueval,
+    hhem_summarization,
+    nonexistent_refusal,
+    precisewikiqa,
+    wildhallucinations,
+)
+from hallu_metrics.faithfulness import benchmark as faithfulness
 from hallu_metrics.contract import Benchmark
 from hallubench.errors import HallubenchError
 
@@ -14,6 +22,10 @@ BENCHMARKS: dict[str, Benchmark] = {
         nonexistent_refusal.MIXED,
         nonexistent_refusal.GENERATED,
         *halueval.BENCHMARKS,
+        wildhallucinations.BENCHMARK,
+        *faithfulness.BENCHMARKS,
+        hhem_summarization.BENCHMARK,
+        *faitheval.BENCHMARKS,
     )
 }
 
