@@ -56,8 +56,11 @@ class Retriever:
         self.top_k = top_k
         self.method = method
         self.passage_words = passage_words
-        self.embedder = embedder or (offline_embedder() if method == "embedding" else None)
-        self.cache = cache or (EmbeddingCache(default_embedding_cache_path()) if method == "embedding" else None)
+        if method == "embedding":
+            embedder = embedder if embedder is not None else offline_embedder()
+            cache = cache if cache is not None else EmbeddingCache(default_embedding_cache_path())
+        self.embedder = embedder
+        self.cache = cache
 
     def candidate_passages(self, titles: Iterable[str]) -> list[Passage]:
         """All stored passages of the pages with these exact titles (missing titles are skipped)."""
