@@ -47,10 +47,17 @@ def _from_location(benchmark: Benchmark, location: str, source: str, revision: s
     else:
         raise HallubenchError(f"dataset {location!r} (from {source}) is neither a folder, a file nor a hub id")
     if isinstance(loaded, datasets.DatasetDict):
-        if "test" not in loaded:
-            raise HallubenchError(f"dataset {location!r} has no 'test' split (splits: {list(loaded)})")
-        loaded = loaded["test"]
+        loaded = _test_split(loaded, location)
     return loaded
+
+
+def _test_split(loaded: datasets.DatasetDict, location: str) -> datasets.Dataset:
+    """The ``test`` split, or the only split whatever its name (the WildHallucinations Hub set has just ``train``)."""
+    if "test" in loaded:
+        return loaded["test"]
+    if len(loaded) == 1:
+        return next(iter(loaded.values()))
+    raise HallubenchError(f"dataset {location!r} has no 'test' split and several others (splits: {list(loaded)})")
 
 
 def load_rows(task: str, options: dict[str, Any]) -> datasets.Dataset:
