@@ -1,0 +1,86 @@
+"""SimpleQA as an extrinsic hallucination proxy (Wei et al., 2024; HalluLens section 5.2): the question is the only
+user turn; the three-way grade (hallu_metrics.short_answer_qa) gives hallucination, false refusal and correct
+rates plus SimpleQA's accuracy given attempted and F-score, overall and per topic / answer type."""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import datasets
+
+from hallu_metrics import short_answer_qa as qa
+from hallu_metrics.contract import Benchmark, Breakdown
+from hallubench.errors import HallubenchError
+
+OFFICIAL_URL = "https://openaipublic.blob.core.windows.net/simple-evals/simple_qa_test_set.csv"
+OFFICIAL_FILE = "simple_qa_test_set.csv"
+
+
+def parse_metadata(text: str | Mapping[str, Any]) -> dict[str, Any]:
+    """The CSV's metadata cell: a Python dict literal (``{'topic': ..., 'answer_type': ..., 'urls': [...]}``), read
+    with ``ast.literal_eval`` (literals only, nothing is executed) or as JSON; a dict is taken as is."""
+    if isinstance(text, Mapping):
+        return dict(text)
+    for reader in (ast.literal_eval, json.loads):
+        try:
+            value = reader(text)
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(value, dict):
+            return value
+    raise HallubenchError(f"simpleqa: metadata is not a dict literal: {str(text)[:80]!r}")
+
+
+def to_docs(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dataset:
+    """Docs: question, gold answer (as the one-element ``golds`` list the grader reads), topic, answer type."""
+    docs = []
+    for i, row in enumerate(rows):
+        meta = parse_metadata(row["metadata"])
+        docs.append({"id": str(row.get("id") or i), "question": row["problem"], "answer": row["answer"],
+                     "golds": [row["answer"]], "topic": str(meta.get("topic") or ""),
+                     "answer_type": str(meta.get("answer_type") or "")})
+    return datasets.Dataset.from_list(docs)
+
+
+def read_official(location: str | None) -> list[dict[str, Any]]:
+    """The public test set: downloaded once from simple-evals' blob (``location`` None) or read from a folder
+    holding ``simple_qa_test_set.csv``. (A single .csv file is read by the shared loader.)"""
+    from datasets.utils.file_utils import cached_path
+
+    if location is None:
+        try:
+            path = cached_path(OFFICIAL_URL)
+        except Exception as exc:  # offline, HTTP errors, ...
+            raise HallubenchError(f"cannot download {OFFICIAL_URL} ({type(exc).__name__}); pass a local copy "
+                                  "with --metadata dataset=PATH") from exc
+    else:
+        path = Path(location) / OFFICIAL_FILE
+        if not path.is_file():
+            raise HallubenchError(f"{location}: no {OFFICIAL_FILE} in this folder")
+    return datasets.load_dataset("csv", data_files=str(path), split="train").to_list()
+
+
+_TEXT = datasets.Value("string")
+
+BENCHMARK = Benchmark(
+    name="simpleqa_hallu",
+    family="hallulens_extrinsic_proxies",
+    paper="SimpleQA (Wei et al., 2024); HalluLens (Bang et al., 2025) section 5.2",
+    columns=datasets.Features({"metadata": _TEXT, "problem": _TEXT, "answer": _TEXT}),
+    doc_columns=("id", "question", "answer", "golds", "topic", "answer_type"),
+    to_docs=to_docs,
+    metrics=qa.METRICS,
+    judge_item=qa.judge_item,
+    sample_metrics=qa.sample_metrics,
+    breakdowns=(Breakdown("topic", "category", "topic"), Breakdown("answer_type", "category", "answer type")),
+    headline=qa.HEADLINE,
+    generator=None,
+    evaluate_module="short_answer_qa",
+    read_official=read_official,
+    extra_summary=qa.f_score,
+    outcomes=qa.OUTCOMES,
+)
