@@ -125,6 +125,7 @@ def read_keyword_reply(task: KeywordTask, response: str) -> dict[str, Any]:
         "strict_official": matches_official(response, task.strict),
         "lenient": matches_words(response, task.lenient),
         "lenient_official": matches_official(response, task.lenient),
+        "outcome": "correct" if matches_words(response, task.lenient) else "wrong",
     }
 
 
@@ -159,9 +160,7 @@ def choice_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str,
 def _keyword_judge(task: KeywordTask):
     async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:
         """No judge: keyword matching on the reply."""
-        record = read_keyword_reply(task, response)
-        record["outcome"] = "correct" if record["lenient"] else "wrong"
-        return record
+        return read_keyword_reply(task, response)
 
     return judge_item
 

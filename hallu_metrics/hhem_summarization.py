@@ -108,13 +108,20 @@ def consistency_judge(judges: JudgeSet):
     return judges.get("judge")
 
 
+def summary_record(response: str, score: float | None) -> dict[str, Any]:
+    """The judged record of one summary: validity, P(consistent) (None: invalid or unscored) and the outcome."""
+    valid = is_valid_summary(response)
+    score = score if valid else None
+    outcome = ("invalid" if not valid else "unscored" if score is None
+               else "hallucinated" if score < THRESHOLD else "consistent")
+    return {"response": response, "valid": valid, "score": score, "outcome": outcome}
+
+
 async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:
     """Validity, then (valid summaries only) P(consistent) from the scorer, or the rubric score mapped to
     [0, 1] ((score - 1) / 4, so scores 1-2 fall below 0.5) when the judge is an LLM."""
-    record: dict[str, Any] = {"response": response, "valid": is_valid_summary(response), "score": None}
-    if not record["valid"]:
-        record["outcome"] = "invalid"
-        return record
+    if not is_valid_summary(response):
+        return summary_record(response, None)
     judge = consistency_judge(judges)
     item = {"source": doc["source"], "response": response, "document": doc["source"], "summary": response}
     if judge_kind(judge.spec) in ("hhem", "nli", "rule"):
@@ -126,9 +133,7 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
             raise HallubenchError(f"{NAME}: LLM judging needs the faithfulness rubric (hallu_metrics.faithfulness)")
         verdict = await judge.ask(rubric, item)
         score = (float(verdict.label) - 1.0) / 4.0 if verdict.ok else None
-    record.update(verdict=verdict.to_dict(), score=score)
-    record["outcome"] = "unscored" if score is None else ("hallucinated" if score < THRESHOLD else "consistent")
-    return record
+    return {**summary_record(response, score), "verdict": verdict.to_dict()}
 
 
 # ---------------------------------------------------------------- data

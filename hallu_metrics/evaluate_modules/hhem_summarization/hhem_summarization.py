@@ -1,0 +1,27 @@
+"""`evaluate` module: HHEM leaderboard rates from summaries and their consistency scores."""
+
+import evaluate
+
+from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, metric_info
+from hallu_metrics.hhem_summarization import BENCHMARK, summary_record
+
+_DESCRIPTION = """HHEM leaderboard summarization (HalluLens section 4.1): a summary is valid with at least 5 words and
+not a refusal; hallucination_rate = valid summaries scored below 0.5 / valid scored summaries,
+factual_consistency_rate = 1 - that, answer_rate = valid / N, average_summary_length = words per valid summary,
+unscored_rate = valid summaries without a score / N; stderr, counted, counts."""
+
+_INPUTS = """
+Args:
+    predictions: the summaries.
+    scores: per summary P(consistent) from HHEM (or another scorer), None when not scored.
+Returns: the result shape `hallubench score` writes (docs/results.md).
+"""
+
+
+class HhemSummarization(evaluate.Metric):
+    def _info(self) -> evaluate.MetricInfo:
+        return metric_info(_DESCRIPTION, _INPUTS, HALLULENS_CITATION, {"predictions": "string", "scores": "float64"})
+
+    def _compute(self, predictions, scores):
+        records = [summary_record(p, s) for p, s in zip(predictions, scores)]
+        return BENCHMARK.summarize(records, [{}] * len(records))

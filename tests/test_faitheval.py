@@ -1,0 +1,205 @@
+"""FaithEval (unanswerable, inconsistent, counterfactual): keyword matching strict / non-strict, official (substring)
+and fixed (whole-word) readings, the counterfactual option reader, metrics on hand-built records, loaders on tiny
+files, lm-eval YAML loading, the evaluate module, and one slow lm_eval run with SmolLM2."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import datasets
+import evaluate
+import pytest
+from lm_eval.tasks import TaskManager
+
+from hallu_metrics import faitheval, registry
+from hallu_metrics.evaluate_metrics import module_path
+from hallu_metrics.faitheval import (
+    COUNTERFACTUAL,
+    INCONSISTENT,
+    UNANSWERABLE,
+    matches_official,
+    matches_words,
+    normalize_answer,
+    read_choice,
+    read_choice_reply,
+    read_keyword_reply,
+)
+from hallubench.errors import HallubenchError
+from lm_eval_tasks import TASKS_DIR
+from lm_eval_tasks.dataset_loading import load
+
+TASKS = ("faitheval_unanswerable", "faitheval_inconsistent", "faitheval_counterfactual")
+KEYWORD_ROWS = [
+    {"qid": "q0", "question": "Who founded the club?", "context": "The club plays in red.", "answers": ["Ann"],
+     "subset": "SQuAD"},
+    {"qid": "q1", "question": "When was it built?", "context": "It stands by the river.", "answers": ["1900"],
+     "subset": "NewsQA"},
+]
+CHOICE_ROWS = [
+    {"id": "c0", "question": "What colour is the sky on a clear day?", "context": "On clear days the sky is green.",
+     "answerKey": "B", "choices": {"label": ["A", "B", "C"], "text": ["blue", "green", "red"]}},
+    {"id": "c1", "question": "Which animal barks?", "context": "Cats are the animals that bark.",
+     "answerKey": "A", "choices": {"label": ["A", "B"], "text": ["cat", "dog"]}},
+]
+
+
+@pytest.fixture(autouse=True)
+def registered(monkeypatch):
+    """The FaithEval benchmarks in the registry (a no-op once registry.py lists them)."""
+    for benchmark in faitheval.BENCHMARKS:
+        monkeypatch.setitem(registry.BENCHMARKS, benchmark.name, benchmark)
+        monkeypatch.setitem(registry.TASKS, benchmark.name, benchmark)
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_normalisation_follows_the_reference():
+    """Lower case, punctuation and underscores to spaces, articles dropped, whitespace collapsed."""
+    assert normalize_answer("The answer: UNKNOWN_value, an 'it'!") == "answer unknown value it"
+
+
+@pytest.mark.parametrize("reply, official, fixed", [
+    ("There is nothing about this in the text.", True, False),  # the reference's bug: "not" inside "nothing"
+    ("Please note the founder.", True, False),  # "not" inside "note"
+    ("Not mentioned.", True, True),
+    ("No information is given.", True, True),
+    ("Ann", False, False),
+])
+def test_non_strict_unanswerable_official_substring_vs_whole_words(reply, official, fixed):
+    """The published list matched as substrings (official) counts "nothing"/"note" as "not"; whole words do not."""
+    assert matches_official(reply, UNANSWERABLE.lenient) is official
+    assert matches_words(reply, UNANSWERABLE.lenient) is fixed
+
+
+def test_strict_uses_only_the_single_keyword():
+    """Strict = "unknown" / "conflict" only; "no information" passes non-strict only; "conflicting" holds
+    "conflict" as a substring (official strict) but not as a word (fixed strict), and is in the published list."""
+    record = read_keyword_reply(UNANSWERABLE, "No information.")
+    assert (record["lenient"], record["lenient_official"], record["strict"], record["strict_official"]) == (
+        True, True, False, False)
+    record = read_keyword_reply(INCONSISTENT, "The documents give conflicting dates.")
+    assert (record["lenient"], record["lenient_official"], record["strict"], record["strict_official"]) == (
+        True, True, False, True)
+    assert read_keyword_reply(INCONSISTENT, "Conflict.")["strict"] is True
+
+
+def test_keyword_metrics_on_hand_built_replies():
+    """Four accuracies over three replies: 'Unknown' (all rules), 'nothing stated' (official lenient only),
+    'Paris' (none); the outcome follows the fixed non-strict rule."""
+    benchmark = registry.benchmark_for_task("faitheval_unanswerable")
+    replies = ["Unknown.", "Nothing is stated about it.", "Paris"]
+    result = benchmark.summarize([read_keyword_reply(UNANSWERABLE, r) for r in replies], [{"subset": "x"}] * 3)
+    assert result["accuracy"] == pytest.approx(1 / 3) and result["accuracy_official"] == pytest.approx(2 / 3)
+    assert result["accuracy_strict"] == pytest.approx(1 / 3)
+    assert result["accuracy_strict_official"] == pytest.approx(1 / 3)
+    assert result["counts"] == {"correct": 1, "wrong": 2}
+
+
+@pytest.mark.parametrize("reply, chosen", [
+    ("B", "B"), ("(B)", "B"), ("B. green", "B"), ("b)", "B"), ("Answer: B", "B"), ("The answer is C.", "C"),
+    ("green", "B"), ("The sky is green according to the context.", "B"),
+    ("A clear sky is green.", "B"),  # "A" is an article here, not a label; the option text decides
+    ("blue or green", None), ("I cannot tell.", None),
+])
+def test_counterfactual_option_reader(reply, chosen):
+    """A leading label (with ')', '.', ':' or alone) wins; otherwise exactly one option text named as whole words."""
+    assert read_choice(reply, ["A", "B", "C"], ["blue", "green", "red"]) == chosen
+
+
+def test_counterfactual_metrics_and_the_official_substring_reading():
+    """accuracy compares the option read with the answer key; the reference counts any reply containing the key
+    letter (here 'B' inside 'Blue'), and invalid_rate counts replies naming no option."""
+    doc = {"answer_key": "B", "choice_labels": ["A", "B"], "choice_texts": ["blue", "green"]}
+    records = [read_choice_reply(r, doc) for r in ("B", "Blue, as always.", "Neither")]
+    result = COUNTERFACTUAL.summarize(records, [doc] * 3)
+    assert [r["outcome"] for r in records] == ["correct", "wrong", "invalid"]
+    assert result["accuracy"] == pytest.approx(1 / 3) and result["accuracy_official"] == pytest.approx(2 / 3)
+    assert result["invalid_rate"] == pytest.approx(1 / 3)
+
+
+def test_loaders_read_local_jsonl_and_a_folder_of_hub_parquet(tmp_path):
+    """A .jsonl file and a folder laid out like the Hub repository (data/test-*.parquet) both give docs with the
+    paper's prompt structure; counterfactual docs carry options and the answer key."""
+    docs = load("faitheval_unanswerable", dataset=str(write_jsonl(tmp_path / "u.jsonl", KEYWORD_ROWS)))["test"]
+    assert docs["id"] == ["q0", "q1"] and docs["subset"] == ["SQuAD", "NewsQA"]
+    prompt = docs[0]["prompt"]
+    assert prompt.index("'unknown'") < prompt.index("Context: The club") < prompt.index("Question: Who") < prompt.index(
+        "Answer:")
+    (tmp_path / "hub" / "data").mkdir(parents=True)
+    datasets.Dataset.from_list(CHOICE_ROWS).to_parquet(str(tmp_path / "hub" / "data" / "test-00000-of-00001.parquet"))
+    docs = load("faitheval_counterfactual", dataset=str(tmp_path / "hub"))["test"]
+    assert docs["answer_key"] == ["B", "A"] and docs[0]["choice_texts"] == ["blue", "green", "red"]
+    assert "A. blue\nB. green\nC. red\nAnswer:" in docs[0]["prompt"]
+
+
+def test_loader_errors_are_one_line(tmp_path):
+    """A set without the task's columns, and an answer key that is not an option, fail with HallubenchError."""
+    with pytest.raises(HallubenchError, match="lacks columns"):
+        load("faitheval_inconsistent", dataset=str(write_jsonl(tmp_path / "x.jsonl", [{"question": "q"}])))
+    bad = [{**CHOICE_ROWS[0], "answerKey": "E"}]
+    with pytest.raises(HallubenchError, match="answerKey 'E' not in"):
+        load("faitheval_counterfactual", dataset=str(write_jsonl(tmp_path / "c.jsonl", bad)))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(HallubenchError, match="no .parquet or .jsonl"):
+        load("faitheval_unanswerable", dataset=str(tmp_path / "empty"))
+
+
+def test_yaml_tasks_and_group_load(tmp_path):
+    """The three YAMLs build through lm-eval's TaskManager: greedy, 256 new tokens, the prompt as text, the keyword
+    (or answer key) as target; the `hallulens_intrinsic` group lists them."""
+    metadata = {"dataset_faitheval_unanswerable": str(write_jsonl(tmp_path / "u.jsonl", KEYWORD_ROWS)),
+                "dataset_faitheval_inconsistent": str(tmp_path / "u.jsonl"),
+                "dataset_faitheval_counterfactual": str(write_jsonl(tmp_path / "c.jsonl", CHOICE_ROWS))}
+    manager = TaskManager(include_path=str(TASKS_DIR), metadata=metadata)
+    assert "hallulens_intrinsic" in manager.all_groups
+    tasks = manager.load(list(TASKS))["tasks"]
+    targets = {}
+    for name, task in tasks.items():
+        doc = next(iter(task.test_docs()))
+        assert task.doc_to_text(doc) == doc["prompt"]
+        generation = task.config.generation_kwargs
+        assert generation["max_gen_toks"] == 256 and generation["do_sample"] is False
+        targets[name] = task.doc_to_target(doc)
+    assert targets == {"faitheval_unanswerable": "unknown", "faitheval_inconsistent": "conflict",
+                       "faitheval_counterfactual": "B"}
+
+
+def test_evaluate_module_matches_the_benchmark():
+    """The `faitheval` evaluate module gives the benchmark's numbers for keyword and multiple-choice replies."""
+    module = evaluate.load(module_path("faitheval"))
+    result = module.compute(predictions=["unknown", "nothing here", "Paris"], task="unanswerable")
+    assert result["accuracy"] == pytest.approx(1 / 3) and result["accuracy_official"] == pytest.approx(2 / 3)
+    result = module.compute(predictions=["B", "cat"], task="counterfactual", answer_keys=["B", "A"],
+                            choice_labels=[["A", "B"], ["A", "B"]], choice_texts=[["x", "y"], ["cat", "dog"]])
+    assert result["accuracy"] == 1.0
+
+
+@pytest.mark.slow
+def test_lm_eval_runs_faitheval_with_smollm2(tmp_path):
+    """lm_eval (in this process, so the monkeypatched registry holds) runs two FaithEval tasks on SmolLM2, 2 items
+    each, 8 new tokens: every metric is a rate in [0, 1] and the samples carry the judged records."""
+    import lm_eval
+
+    from hallubench.backends.hf_local import embedded_model_args
+
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    metadata = {"dataset_faitheval_unanswerable": str(write_jsonl(tmp_path / "u.jsonl", KEYWORD_ROWS)),
+                "dataset_faitheval_counterfactual": str(write_jsonl(tmp_path / "c.jsonl", CHOICE_ROWS))}
+    output = lm_eval.simple_evaluate(
+        model="hf", model_args=",".join(f"{k}={v}" for k, v in embedded_model_args().items()),
+        tasks=["faitheval_unanswerable", "faitheval_counterfactual"], limit=2, gen_kwargs="max_gen_toks=8",
+        apply_chat_template=True, log_samples=True, device="cpu",
+        task_manager=TaskManager(include_path=str(TASKS_DIR), metadata=metadata),
+    )
+    results = output["results"]
+    for metric in ("accuracy", "accuracy_official", "accuracy_strict", "accuracy_strict_official"):
+        assert 0.0 <= results["faitheval_unanswerable"][f"{metric},judged"] <= 1.0
+    for metric in ("accuracy", "accuracy_official", "invalid_rate"):
+        assert 0.0 <= results["faitheval_counterfactual"][f"{metric},judged"] <= 1.0
+    record = json.loads(output["samples"]["faitheval_counterfactual"][0]["filtered_resps"][0])
+    assert record["outcome"] in ("correct", "wrong", "invalid"), sys.stderr
