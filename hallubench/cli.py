@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
 from hallubench.errors import HallubenchError
@@ -54,6 +55,7 @@ def _judge_specs(args: argparse.Namespace) -> dict[str, str]:
 
 def _score(args: argparse.Namespace) -> int:
     from hallubench import report
+    from hallubench.dataset_samples import write_dataset_samples
     from hallubench.outputs import check_output_file, replaced_atomically
     from hallubench.scoring import score, write_json_atomic
     from hallu_metrics.judges import judge_kind
@@ -66,7 +68,13 @@ def _score(args: argparse.Namespace) -> int:
     for spec in _judge_specs(args).values():
         judge_kind(spec)  # a bad spec fails before any work
     settings = {"knowledge": str(args.knowledge)} if args.knowledge else {}
-    result, _ = score(args.task, Path(args.samples), _judge_specs(args), args.retry_unparseable, settings)
+    with tempfile.TemporaryDirectory() as tmp:
+        samples = Path(args.samples) if args.samples else Path(tmp) / "samples.jsonl"
+        if args.dataset:  # the judge scores each doc itself; the responses stay empty
+            write_dataset_samples(args.task, args.dataset, samples)
+        result, _ = score(args.task, samples, _judge_specs(args), args.retry_unparseable, settings)
+    if args.dataset:
+        result["samples"] = f"{args.dataset} (dataset, empty responses)"
     if args.model:
         result["model"] = args.model
     write_json_atomic(Path(args.out), result)
@@ -123,7 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Judge saved lm-eval samples and write RESULT.json (docs/results.md).")
     score.add_argument("--task", required=True, choices=sorted(TASKS), metavar="TASK",
                        help="the lm-eval task the samples belong to: " + ", ".join(sorted(TASKS)))
-    score.add_argument("--samples", required=True, help="lm-eval samples_<task>_*.jsonl")
+    given = score.add_mutually_exclusive_group(required=True)
+    given.add_argument("--samples", help="lm-eval samples_<task>_*.jsonl")
+    given.add_argument("--dataset", help="a test set instead of samples, every response empty: for tasks whose "
+                                         "judge scores the doc itself (faithfulness_hhem, faithfulness_baseline)")
     score.add_argument("--judge", default=DEFAULT_JUDGE,
                        help=f"judge spec: rule, openai:..., hf:..., smollm2, hhem:..., nli:... (default {DEFAULT_JUDGE!r})")
     score.add_argument("--judge-role", type=_role, action="append", metavar="judge_ROLE=SPEC",
