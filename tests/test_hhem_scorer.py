@@ -166,3 +166,27 @@ def test_score_to_likert_is_linear_onto_one_to_five():
     assert [score_to_likert(p) for p in (0.0, 0.25, 0.5, 1.0)] == [1.0, 2.0, 3.0, 5.0]
     with pytest.raises(HallubenchError):
         score_to_likert(1.2)
+
+
+MODEL_CARD_PAIRS = [
+    ("The capital of France is Berlin.", "The capital of France is Paris."),
+    ("I am in California", "I am in United States."),
+    ("I am in United States", "I am in California."),
+    ("A person on a horse jumps over a broken down airplane.", "A person is outdoors, on a horse."),
+    ("A boy is jumping on skateboard in the middle of a red bridge.",
+     "The boy skates down the sidewalk on a red bridge"),
+    ("A man with blond-hair, and a brown shirt drinking out of a public water fountain.",
+     "A blond man wearing a brown shirt is reading a book."),
+    ("Mark Wahlberg was a fan of Manny.", "Manny was a fan of Mark Wahlberg."),
+]
+MODEL_CARD_SCORES = [0.0111, 0.6474, 0.1290, 0.8969, 0.1846, 0.0050, 0.0543]
+
+
+def test_real_hhem_2_1_reproduces_its_model_card():
+    """With the real weights in the local Hugging Face cache, the re-implemented HHEM-2.1 gives the scores its
+    model card prints for its seven example pairs (skipped when the weights are not cached, as offline)."""
+    try:
+        scorer = make_classifier_scorer({"model": "vectara/hallucination_evaluation_model", "device": "cpu"})
+    except HallubenchError as error:
+        pytest.skip(f"real HHEM-2.1 not in the local cache: {error}")
+    assert scorer.score(MODEL_CARD_PAIRS) == pytest.approx(MODEL_CARD_SCORES, abs=2e-4)

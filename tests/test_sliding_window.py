@@ -18,7 +18,8 @@ CROSS = PairLayout(prefix=(101,), middle=(102,), suffix=(102,), prefix_types=(0,
 
 def premise_part(window: Window, n_hypothesis: int, layout: PairLayout = CROSS) -> list[int]:
     """The premise tokens inside a window built with ``layout``."""
-    return list(window.ids[len(layout.prefix): len(window.ids) - len(layout.middle) - n_hypothesis - len(layout.suffix)])
+    end = len(window.ids) - len(layout.middle) - n_hypothesis - len(layout.suffix)
+    return list(window.ids[len(layout.prefix): end])
 
 
 def test_segment_bounds_exact_example():

@@ -133,9 +133,9 @@ def _scorer(identity: str, tokenizer: Any, module: Any, head: Callable, encode_p
     token_types = "token_type_ids" in tokenizer.model_input_names
     return WindowedPairScorer(
         identity=f"{identity}|{settings.describe()}",
-        encode=lambda texts: tokenizer(texts, add_special_tokens=False)["input_ids"],
+        encode=lambda texts: tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"],
         layout=layout_from_tokenizer(tokenizer, encode_pair),
-        model=TorchPairModel(module, head, settings.device, tokenizer.pad_token_id, token_types),
+        model=TorchPairModel(module, head, settings.device, tokenizer.pad_token_id or 0, token_types),
         max_length=settings.max_length,
         overlap=settings.overlap,
         sliding=settings.window == "sliding",
@@ -159,7 +159,8 @@ def load_hhem_2_1(source: ModelSource, foundation: ModelSource, settings: Scorer
     if unexpected or set(missing) - {"transformer.encoder.embed_tokens.weight"}:
         raise HallubenchError(f"{source.name} does not hold HHEM-2.1 weights (missing {missing[:3]}, "
                               f"unexpected {unexpected[:3]})")
-    module.transformer.encoder.set_input_embeddings(module.transformer.shared)
+    if missing:
+        module.transformer.encoder.set_input_embeddings(module.transformer.shared)
     tokenizer = AutoTokenizer.from_pretrained(foundation.name, **foundation.from_pretrained_kwargs())
 
     def encode_pair(premise: str, hypothesis: str) -> dict:
@@ -178,7 +179,9 @@ def entailment_index(label2id: dict[str, int], label: str) -> int:
 
 
 @loading_errors("the classifier")
-def load_sequence_classifier(source: ModelSource, kind: str, label: str, settings: ScorerSettings) -> WindowedPairScorer:
+def load_sequence_classifier(
+    source: ModelSource, kind: str, label: str, settings: ScorerSettings
+) -> WindowedPairScorer:
     """A cross-encoder (``[CLS] premise [SEP] hypothesis [SEP]``): HHEM-1.0 (one logit) or an NLI model."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
