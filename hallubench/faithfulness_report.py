@@ -1,0 +1,86 @@
+"""Figures comparing faithfulness scorers (Jing et al., "On A Scale From 1 to 5"): score against the share of
+hallucinated sentences, one line per scorer, in an intrinsic and an extrinsic panel (the paper's Figure 3), and
+residual bars per pair type (Figure 2), from several RESULT.json files of the faithfulness tasks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hallubench.errors import HallubenchError
+
+RESIDUAL_TYPES = ("gold_full", "gold_sentence", "intrinsic", "extrinsic")
+PROGRESSION_KINDS = ("intrinsic", "extrinsic")
+
+
+def scorer_label(result: dict[str, Any]) -> str:
+    """The scorer a result is about: ``--model`` when given, else the judge (HHEM, baseline), else the task."""
+    if result.get("model"):
+        return str(result["model"])
+    judge = (result.get("judges") or {}).get("judge")
+    task = str(result.get("task", "?"))
+    return f"{task} ({judge})" if judge else task
+
+
+def _load(result: dict[str, Any] | str | Path) -> dict[str, Any]:
+    if isinstance(result, dict):
+        return result
+    try:
+        return json.loads(Path(result).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise HallubenchError(f"{result}: not a readable RESULT.json ({type(exc).__name__})") from exc
+
+
+def _residuals(result: dict[str, Any]) -> dict[str, float | None]:
+    rows = {row["value"]: row for row in result.get("breakdowns", {}).get("type", [])}
+    by_type = {t: rows[t].get("residual") if t in rows else None for t in RESIDUAL_TYPES}
+    return {**by_type, "all": result.get("residual")}
+
+
+def faithfulness_figure(results: Sequence[dict[str, Any] | str | Path], path: str | Path) -> None:
+    """Draw the progression panels and the residual bars of ``results`` (dicts or RESULT.json paths) to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    loaded = [_load(r) for r in results]
+    if not loaded:
+        raise HallubenchError("faithfulness_figure needs at least one result")
+    missing = [scorer_label(r) for r in loaded if "residual" not in r]
+    if missing:
+        raise HallubenchError(f"not faithfulness results (no residual): {', '.join(missing)}")
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
+    for ax, kind in zip(axes[:2], PROGRESSION_KINDS):
+        for result in loaded:
+            curve = result.get("progression", {}).get(kind)
+            if curve:
+                points = [(100 * s, v) for s, v in zip(curve["shares"], curve["scores"]) if v is not None]
+                ax.plot(*zip(*points), marker="o", label=scorer_label(result))
+        ax.set(title=f"{kind} hallucination", xlabel="hallucinated sentences (%)", ylabel="mean score (1-5)",
+               ylim=(0.8, 5.2), xticks=[0, 20, 40, 60, 80, 100])
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    bars = axes[2]
+    groups = (*RESIDUAL_TYPES, "all")
+    width = 0.8 / len(loaded)
+    for i, result in enumerate(loaded):
+        residuals = _residuals(result)
+        heights = [residuals[g] if residuals[g] is not None else 0.0 for g in groups]
+        bars.bar([g + i * width for g in range(len(groups))], heights, width, label=scorer_label(result))
+    bars.set_xticks([g + 0.4 - width / 2 for g in range(len(groups))], groups, rotation=20)
+    bars.set(title="residual |expected - predicted|", ylabel="mean absolute residual (0-4)", ylim=(0, 4))
+    bars.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(str(path), dpi=120)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) < 3:
+        sys.exit("usage: python -m hallubench.faithfulness_report OUT.png RESULT.json [RESULT.json ...]")
+    faithfulness_figure(sys.argv[2:], sys.argv[1])
