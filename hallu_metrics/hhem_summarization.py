@@ -92,9 +92,10 @@ CONSISTENCY = Check(name="summary_consistency", pair=_pair, rule=_no_rule)
 
 
 def _rubric_check() -> Check | None:
-    """The 1-5 faithfulness rubric (hallu_metrics.faithfulness), when that module provides one."""
+    """The 1-5 faithfulness rubric of Jing et al. (``hallu_metrics.faithfulness.RUBRIC``), when present
+    (imported here: that package's benchmarks import the registry, which imports this module)."""
     try:
-        from hallu_metrics import faithfulness  # type: ignore[attr-defined]
+        from hallu_metrics import faithfulness
     except ImportError:
         return None
     return getattr(faithfulness, "RUBRIC", None)
@@ -118,12 +119,12 @@ def summary_record(response: str, score: float | None) -> dict[str, Any]:
 
 
 async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:
-    """Validity, then (valid summaries only) P(consistent) from the scorer, or the rubric score mapped to
-    [0, 1] ((score - 1) / 4, so scores 1-2 fall below 0.5) when the judge is an LLM."""
+    """Validity, then (valid summaries only) P(consistent) from the scorer, or, when the judge is an LLM, the
+    1-5 rubric score mapped to [0, 1] as (score - 1) / 4: scores 1-2 (misleading errors) fall below 0.5."""
     if not is_valid_summary(response):
         return summary_record(response, None)
     judge = consistency_judge(judges)
-    item = {"source": doc["source"], "response": response, "document": doc["source"], "summary": response}
+    item = {"source": doc["source"], "response": response, "reference": doc["source"], "hypothesis": response}
     if judge_kind(judge.spec) in ("hhem", "nli", "rule"):
         verdict = await judge.ask(CONSISTENCY, item)
         score = verdict.label if verdict.ok else None

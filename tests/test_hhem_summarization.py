@@ -1,0 +1,216 @@
+"""HHEM leaderboard summarization: validity (5 words, refusals), the leaderboard's metrics on hand-built records,
+loaders (the shared leaderboard documents, a leaderboard summaries CSV, a folder), the offline failure without HHEM
+weights, scoring through a tiny random HHEM-2.1 stand-in (explicit spec and the default role), the rubric judge,
+lm-eval YAML loading and the evaluate module."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import re
+
+import evaluate
+import pytest
+from conftest import SHARED_DATA
+from lm_eval.tasks import TaskManager
+
+from hallu_metrics import hhem_summarization as hs
+from hallu_metrics import registry
+from hallu_metrics.evaluate_metrics import module_path
+from hallu_metrics.judges import JudgeSet, Verdict
+from hallu_metrics.scorers import make_classifier_scorer
+from hallu_metrics.scorers.stand_ins import write_hhem_2_1
+from hallubench.errors import HallubenchError
+from lm_eval_tasks import TASKS_DIR
+from lm_eval_tasks.dataset_loading import load
+from lm_eval_tasks.judged_task import JudgeFilter
+
+VECTARA = SHARED_DATA / "vectara_leaderboard"
+DOCUMENTS = VECTARA / "source_documents.jsonl"
+needs_vectara = pytest.mark.skipif(not DOCUMENTS.is_file(), reason="../shared/data/vectara_leaderboard is absent")
+
+
+@pytest.fixture(autouse=True)
+def registered(monkeypatch):
+    """hhem_summarization in the registry (a no-op once registry.py lists it)."""
+    monkeypatch.setitem(registry.BENCHMARKS, hs.NAME, hs.BENCHMARK)
+    monkeypatch.setitem(registry.TASKS, hs.NAME, hs.BENCHMARK)
+
+
+@pytest.mark.parametrize("summary, valid", [
+    ("The club lost the final.", True),  # 5 words
+    ("The club lost again", False),  # 4 words
+    ("", False),
+    ("I'm sorry, but I cannot summarize this article for you.", False),
+    ("I cannot provide a summary of this passage.", False),
+    ("As an AI language model I will not do that.", False),
+    ("Sorry state of the club: it lost the final.", False),  # leading "sorry" reads as a refusal (documented)
+    ("Merson said he was sorry and that he cannot judge players.", True),  # refusal words not at the start
+])
+def test_valid_summary_rule(summary, valid):
+    """At least 5 whitespace words (the leaderboard's rule), and not a refusal (a reply opening by declining)."""
+    assert hs.is_valid_summary(summary) is valid
+
+
+def test_leaderboard_metrics_on_hand_built_records():
+    """Scores 0.9, 0.49, 0.5, unscored, plus one invalid reply: 0.49 is the only hallucination (0.5 is not below the
+    threshold), so hallucination_rate = 1/3 of the scored valid summaries, factual consistency 2/3, answer rate
+    4/5, average length over the 4 valid summaries, unscored_rate 1/5."""
+    texts = ["one two three four five", "a b c d e f", "a b c d e f g", "w o r d s s s s", "too short"]
+    records = [hs.summary_record(t, s) for t, s in zip(texts, [0.9, 0.49, 0.5, None, 0.1])]
+    assert [r["outcome"] for r in records] == ["consistent", "hallucinated", "consistent", "unscored", "invalid"]
+    result = hs.BENCHMARK.summarize(records, [{}] * 5)
+    assert result["hallucination_rate"] == pytest.approx(1 / 3)
+    assert result["factual_consistency_rate"] == pytest.approx(2 / 3)
+    assert result["answer_rate"] == pytest.approx(4 / 5)
+    assert result["average_summary_length"] == pytest.approx((5 + 6 + 7 + 8) / 4)
+    assert result["unscored_rate"] == pytest.approx(1 / 5)
+    assert result["counted"]["hallucination_rate"] == 3 and result["counted"]["average_summary_length"] == 4
+
+
+def test_conditional_rates_are_none_without_valid_summaries():
+    """When every reply is invalid the conditional rates have no denominator (None), the answer rate is 0."""
+    records = [hs.summary_record("", None), hs.summary_record("no", 0.9)]
+    per_sample = [hs.sample_metrics(r) for r in records]
+    assert all(p["hallucination_rate"] is None and p["average_summary_length"] is None for p in per_sample)
+    assert hs.BENCHMARK.summarize(records, [{}] * 2)["answer_rate"] == 0.0
+
+
+@needs_vectara
+def test_shared_leaderboard_documents_load_as_docs():
+    """The shared file (1,006 leaderboard documents) loads through the one loader: ids kept, the prompt ends with
+    the document after the instruction; with judge none no scorer is needed."""
+    docs = load(hs.NAME, dataset=str(DOCUMENTS), judge="none")["test"]
+    assert len(docs) == 1006 and docs[0]["id"] == "0"
+    assert docs[0]["prompt"].endswith(docs[0]["source"]) and "concise summary" in docs[0]["prompt"]
+
+
+def test_leaderboard_csv_is_deduplicated_in_file_order(tmp_path):
+    """A leaderboard summaries file (one row per model and document) gives each document once, in first-seen order,
+    read as a .csv file and as a folder holding leaderboard_summaries.csv."""
+    path = tmp_path / hs.LEADERBOARD_FILE
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["source", "summary", "model"])
+        writer.writeheader()
+        for model in ("m1", "m2"):
+            for source in ("Doc B text.", "Doc A text."):
+                writer.writerow({"source": source, "summary": f"{model} summary", "model": model})
+    for location in (path, tmp_path):
+        docs = load(hs.NAME, dataset=str(location), judge="none")["test"]
+        assert docs["source"] == ["Doc B text.", "Doc A text."]
+
+
+def test_folder_without_leaderboard_files_is_a_one_line_error(tmp_path):
+    with pytest.raises(HallubenchError, match="holds neither leaderboard_summaries.csv nor source_documents.jsonl"):
+        hs.read_official(str(tmp_path))
+
+
+@pytest.mark.skipif(hs.default_scorer_available(), reason="HHEM-2.1-Open is cached here")
+def test_no_judge_and_no_hhem_weights_fails_before_the_model_runs(tmp_path):
+    """Offline without HHEM-2.1-Open in the cache, the default (no judge given) fails while the task's data loads,
+    in one line naming the model and the way out; it never scores with anything else."""
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"id": 1, "source": "A document."}) + "\n", encoding="utf-8")
+    with pytest.raises(HallubenchError, match=r"HHEM-2.1-Open \(vectara/hallucination_evaluation_model\) is not in"):
+        load(hs.NAME, dataset=str(data))
+    with pytest.raises(HallubenchError, match="has no rule judge"):
+        hs.CONSISTENCY.rule({})
+
+
+# ---------------------------------------------------------------- scoring with a tiny HHEM-2.1 stand-in
+
+DOCS = [{"id": "0", "source": "The council voted on Tuesday to close the library in March after a budget gap."},
+        {"id": "1", "source": "Townsend scored for England against Italy in Turin on Tuesday night."}]
+REPLIES = ["The council voted to close the library in March.", "Townsend scored.",
+           "Townsend scored for England against Italy in Turin."]
+
+
+@pytest.fixture(scope="module")
+def stand_in(tmp_path_factory):
+    words = sorted({w for text in [d["source"] for d in DOCS] + REPLIES for w in re.findall(r"\w+|[^\w\s]", text)})
+    hhem, foundation = write_hhem_2_1(tmp_path_factory.mktemp("hhem"), words)
+    return f"hhem:model={hhem},kind=hhem-2.1,foundation={foundation},device=cpu,window=truncate,max_length=2048"
+
+
+def _expected(spec: str, pairs: list[tuple[str, str]]) -> list[float]:
+    args = dict(part.split("=", 1) for part in spec.removeprefix("hhem:").split(","))
+    return make_classifier_scorer(args).score(pairs)
+
+
+def test_scoring_through_the_real_loader_with_an_explicit_spec(stand_in):
+    """The judging filter with a classifier spec: the invalid 2-word reply is not scored, the valid ones carry the
+    scorer's own P(consistent) for (document, summary) and the outcome follows the 0.5 threshold."""
+    docs = [DOCS[0], DOCS[1], DOCS[1]]
+    records = [json.loads(r) for r in JudgeFilter(hs.BENCHMARK, {"judge": stand_in}, hs.NAME).apply(REPLIES, docs)]
+    expected = _expected(stand_in, [(DOCS[0]["source"], REPLIES[0]), (DOCS[1]["source"], REPLIES[2])])
+    assert records[1]["outcome"] == "invalid" and records[1]["score"] is None
+    for record, score in zip((records[0], records[2]), expected):
+        assert record["score"] == pytest.approx(score, abs=1e-5)
+        assert record["outcome"] == ("hallucinated" if score < 0.5 else "consistent")
+
+
+def test_default_role_uses_the_default_scorer_spec(stand_in, monkeypatch):
+    """With no judge given (``rule``) the default scorer spec is built under its own role; here the default spec
+    points at the stand-in, so the scores equal the explicit run's."""
+    monkeypatch.setattr(hs, "DEFAULT_SCORER_SPEC", stand_in)
+    judges = JudgeSet({"judge": "rule"})
+    try:
+        record = asyncio.run(hs.judge_item(DOCS[0], REPLIES[0], judges))
+        assert judges.specs[hs.DEFAULT_ROLE] == stand_in
+        assert [spec.split(":")[0] for spec in judges.report()] == ["hhem"]  # no rule judge was built
+    finally:
+        judges.close()
+    assert record["score"] == pytest.approx(_expected(stand_in, [(DOCS[0]["source"], REPLIES[0])])[0], abs=1e-5)
+
+
+class ScriptedRubricJudge:
+    """An LLM-like judge answering the rubric with a fixed 1-5 score."""
+
+    spec = "openai:model=scripted"
+
+    def __init__(self, score: int):
+        self.score, self.checks = score, []
+
+    async def ask(self, check, item):
+        self.checks.append((check.name, item["reference"], item["hypothesis"]))
+        return Verdict(self.score, "ok", str(self.score))
+
+    def report(self):
+        return {"calls": len(self.checks), "cached": 0, "failed": 0}
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("score, outcome", [(2, "hallucinated"), (3, "consistent")])
+def test_llm_judge_answers_the_faithfulness_rubric(score, outcome):
+    """An LLM judge is asked the 1-5 faithfulness rubric on (document, summary); (score - 1) / 4 < 0.5 means
+    hallucinated, so 2 (a misleading error) is hallucinated and 3 is not."""
+    judges = JudgeSet({"judge": "openai:model=scripted"})
+    judges._by_spec["openai:model=scripted"] = judge = ScriptedRubricJudge(score)
+    record = asyncio.run(hs.judge_item(DOCS[0], REPLIES[0], judges))
+    assert judge.checks == [("faithfulness", DOCS[0]["source"], REPLIES[0])]
+    assert record["score"] == pytest.approx((score - 1) / 4) and record["outcome"] == outcome
+
+
+@needs_vectara
+def test_yaml_task_loads_with_greedy_decoding():
+    """The YAML builds in lm-eval's TaskManager: the prompt is the text, temperature 0, 512 new tokens."""
+    manager = TaskManager(include_path=str(TASKS_DIR), metadata={"dataset": str(DOCUMENTS), "judge": "none"})
+    task = manager.load([hs.NAME])["tasks"][hs.NAME]
+    doc = next(iter(task.test_docs()))
+    assert task.doc_to_text(doc) == doc["prompt"]
+    generation = task.config.generation_kwargs
+    assert generation["temperature"] == 0.0 and generation["do_sample"] is False and generation["max_gen_toks"] == 512
+
+
+@needs_vectara
+def test_deepseek_r1_summaries_answer_rate_and_length():
+    """The deepseek-r1 summaries shipped with the documents, read by the evaluate module without scores: every one
+    is valid (answer rate 100 %, as published) and they average 79.3 words (published: 77.1, docs explain)."""
+    rows = [json.loads(line) for line in DOCUMENTS.read_text(encoding="utf-8").splitlines()]
+    summaries = [r["deepseek_r1_summary"] or "" for r in rows]
+    result = evaluate.load(module_path(hs.NAME)).compute(predictions=summaries, scores=[None] * len(summaries))
+    assert result["answer_rate"] == 1.0 and result["average_summary_length"] == pytest.approx(79.33, abs=0.01)
+    assert result["hallucination_rate"] is None and result["unscored_rate"] == 1.0
