@@ -40,8 +40,9 @@ def to_docs(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Data
     docs = []
     for i, row in enumerate(rows):
         meta = parse_metadata(row["metadata"])
-        docs.append({"id": str(row.get("id") or i), "question": row["problem"], "answer": row["answer"],
-                     "golds": [row["answer"]], "topic": str(meta.get("topic") or ""),
+        answer = str(row["answer"]).strip()  # a CSV reader may type an all-numeric column as numbers
+        docs.append({"id": str(row.get("id") or i), "question": str(row["problem"]), "answer": answer,
+                     "golds": [answer], "topic": str(meta.get("topic") or ""),
                      "answer_type": str(meta.get("answer_type") or "")})
     return datasets.Dataset.from_list(docs)
 

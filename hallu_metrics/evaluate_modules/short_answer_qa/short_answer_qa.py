@@ -1,0 +1,34 @@
+"""`evaluate` module: SimpleQA / PopQA hallucination-proxy rates from three-way grades."""
+
+import evaluate
+
+from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, metric_info
+from hallu_metrics.simpleqa import BENCHMARK
+
+_DESCRIPTION = """Short-answer QA graded correct / incorrect / not attempted, read as in HalluLens section 5.2 (the
+metrics of `simpleqa_hallu` and `popqa_hallu`): hallucination_rate = incorrect / attempted, false_refusal_rate =
+not attempted / N, correct_rate = correct / N, accuracy_given_attempted = correct / attempted, f_score (harmonic mean
+of correct_rate and accuracy_given_attempted), judge_unparseable_rate = ungraded / N; stderr, counts, and the rates
+per group when `groups` is given (`breakdowns.group`)."""
+
+_INPUTS = """
+Args:
+    grades: per reply "correct", "incorrect", "not_attempted" or "unjudged" (the judged records' `outcome`).
+    groups: optional per reply group key (topic, answer type, popularity bin, ...).
+Returns: the result shape `hallubench score` writes (docs/results.md).
+"""
+
+
+class ShortAnswerQa(evaluate.Metric):
+    def _info(self) -> evaluate.MetricInfo:
+        return metric_info(_DESCRIPTION, _INPUTS, HALLULENS_CITATION, {"grades": "string"})
+
+    def _compute(self, grades, groups=None):
+        from hallu_metrics.stats import breakdown_rows
+
+        records = [{"outcome": g} for g in grades]
+        result = BENCHMARK.summarize(records, [{}] * len(records))
+        if groups is not None:
+            per_sample = [BENCHMARK.sample_metrics(r, {}) for r in records]
+            result["breakdowns"]["group"] = breakdown_rows(per_sample, list(groups), BENCHMARK.metric_names)
+        return result

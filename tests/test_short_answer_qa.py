@@ -1,0 +1,253 @@
+"""SimpleQA and PopQA as hallucination proxies (HalluLens 5.2): the shared three-way grade, its strict parser (the
+public grader's "(A|B|C)" bug), metric definitions and F-score on hand-built records, popularity bins, the rule
+grader, loaders (tiny files and the shared SimpleQA CSV), lm-eval YAML loading, `hallubench score`, the evaluate
+module and one slow lm_eval run with SmolLM2."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import time
+from pathlib import Path
+
+import datasets
+import evaluate
+import pytest
+from lm_eval.tasks import TaskManager
+
+from hallu_metrics import popqa, registry, simpleqa
+from hallu_metrics import short_answer_qa as qa
+from hallu_metrics.evaluate_metrics import module_path
+from hallu_metrics.judges import JudgeSet, Verdict
+from hallu_metrics.pipeline import judge_responses
+from hallubench.cli import main
+from hallubench.errors import HallubenchError
+from lm_eval_tasks import TASKS_DIR
+from lm_eval_tasks.dataset_loading import load
+
+SHARED_CSV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "simpleqa" / "simple_qa_test_set.csv"
+POPQA_ROWS = [
+    {"id": 7, "question": "What is Vilnius the capital of?", "possible_answers": '["Lithuania", "Republic of Lithuania"]',
+     "s_pop": 25000, "prop": "capital of", "subj": "Vilnius"},
+    {"id": 8, "question": "Who was the director of Tiny Film?", "possible_answers": '["Ann Lee"]', "s_pop": 42,
+     "prop": "director", "subj": "Tiny Film"},
+    {"id": 9, "question": "What genre is Obscure Band?", "possible_answers": '["punk rock", "punk"]', "s_pop": 0,
+     "prop": "genre", "subj": "Obscure Band"},
+]
+
+
+@pytest.fixture(autouse=True)
+def registered(monkeypatch):
+    """Both benchmarks in the registry (a no-op once registry.py lists them)."""
+    for benchmark in (simpleqa.BENCHMARK, popqa.BENCHMARK):
+        monkeypatch.setitem(registry.BENCHMARKS, benchmark.name, benchmark)
+        monkeypatch.setitem(registry.TASKS, benchmark.name, benchmark)
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def summary(outcomes, benchmark=simpleqa.BENCHMARK, docs=None):
+    return benchmark.summarize([{"outcome": o} for o in outcomes], docs or [{}] * len(outcomes))
+
+
+# ---------------------------------------------------------------- grading
+
+@pytest.mark.parametrize("reply, grade", [
+    ("A", "CORRECT"), ("B", "INCORRECT"), ("C", "NOT_ATTEMPTED"), ("A: CORRECT", "CORRECT"),
+    ("(B) INCORRECT", "INCORRECT"), ("The grade is NOT_ATTEMPTED.", "NOT_ATTEMPTED"), ("not attempted", "NOT_ATTEMPTED"),
+    ("incorrect", "INCORRECT"),
+    ("Correct answer: C", None),  # two different labels: the word CORRECT and the letter C
+    ("Based on this, I would say it is a good answer.", None),  # capitals inside words and "a" are no grades
+    ("A or B", None), ("The reply is not correct.", None), ("", None), ("Certainly", None),
+])
+def test_grade_parser_is_strict(reply, grade):
+    """Whole-token capitals A/B/C or label words; none, several or a negated word is unparseable (None)."""
+    assert qa.parse_grade(reply) == grade
+
+
+def test_public_grader_regex_reads_capitals_inside_words():
+    """The bug fixed: re.search("(A|B|C)") turns "Correct." into C and "Based on ... it is wrong" into B; the strict
+    parser reads CORRECT from the first and nothing from the second."""
+    assert re.search("(A|B|C)", "Correct.").group(0) == "C" and qa.parse_grade("Correct.") == "CORRECT"
+    assert re.search("(A|B|C)", "Based on the gold answer it is wrong").group(0) == "B"
+    assert qa.parse_grade("Based on the gold answer it is wrong") is None
+
+
+def test_rates_and_f_score_follow_simpleqa_and_hallulens():
+    """10 replies: 4 correct, 2 incorrect, 3 not attempted, 1 unjudged. Hallucination = 2/6, false refusal = 3/10,
+    correct = 4/10, accuracy given attempted = 4/6, F = harmonic mean(0.4, 2/3) = 0.5."""
+    r = summary(["correct"] * 4 + ["incorrect"] * 2 + ["not_attempted"] * 3 + ["unjudged"])
+    assert r["hallucination_rate"] == pytest.approx(2 / 6) and r["counted"]["hallucination_rate"] == 6
+    assert r["false_refusal_rate"] == pytest.approx(0.3) and r["correct_rate"] == pytest.approx(0.4)
+    assert r["accuracy_given_attempted"] == pytest.approx(4 / 6)
+    assert r["judge_unparseable_rate"] == pytest.approx(0.1)
+    assert r["f_score"] == pytest.approx(2 * 0.4 * (4 / 6) / (0.4 + 4 / 6)) == pytest.approx(0.5)
+    assert r["counts"] == {"correct": 4, "incorrect": 2, "not_attempted": 3, "unjudged": 1}
+
+
+def test_nothing_attempted_leaves_conditional_rates_and_f_score_undefined():
+    """All refused: hallucination rate, accuracy given attempted and F-score are None, never 0; all wrong: F = 0."""
+    r = summary(["not_attempted"] * 3)
+    assert r["hallucination_rate"] is None and r["accuracy_given_attempted"] is None and r["f_score"] is None
+    assert summary(["incorrect", "incorrect"])["f_score"] == 0.0
+
+
+class ScriptedJudge:
+    """A judge double answering from a table keyed on the reply, recording the items it was asked."""
+
+    spec = "scripted"
+
+    def __init__(self, verdicts):
+        self.verdicts, self.asked = verdicts, []
+
+    async def ask(self, check, item):
+        self.asked.append(item)
+        return self.verdicts[item["response"]]
+
+    def report(self):
+        return {}
+
+    def close(self):
+        pass
+
+
+def test_chain_grades_each_reply_once_against_all_golds():
+    """One grader call per reply with every gold answer; an unparseable grade becomes `unjudged`, raw kept."""
+    judge = ScriptedJudge({"x": Verdict("CORRECT", "ok", "A"), "y": Verdict(None, "unparseable", "Correct answer: C")})
+    judges = JudgeSet({"judge": "rule"})
+    judges._by_spec["rule"] = judge
+    doc = {"question": "q", "golds": ["Lithuania", "Republic of Lithuania"]}
+    records = judge_responses(popqa.BENCHMARK, ["x", "y"], [doc, doc], judges)
+    assert [r["outcome"] for r in records] == ["correct", "unjudged"]
+    assert records[1]["grade"]["raw"] == "Correct answer: C"
+    assert [item["golds"] for item in judge.asked] == [doc["golds"]] * 2
+
+
+def test_rule_grader_abstains_matches_any_gold_or_calls_it_incorrect():
+    """Rule: PreciseWikiQA abstention -> not attempted; any gold answer in the reply -> correct; else incorrect."""
+    doc = {"question": "What is Vilnius the capital of?", "golds": ["Lithuania", "Republic of Lithuania"]}
+    replies = ["I don't know.", "It is the capital of the Republic of Lithuania.", "Latvia."]
+    records = judge_responses(popqa.BENCHMARK, replies, [doc] * 3, JudgeSet({"judge": "rule"}))
+    assert [r["outcome"] for r in records] == ["not_attempted", "correct", "incorrect"]
+
+
+# ---------------------------------------------------------------- popularity bins
+
+def test_popularity_bins_are_log10_and_ordered():
+    """floor(log10 s_pop): 9 -> 0, 10 -> 1, 25,000 -> 4; 0 or missing -> no bin; rows sorted numerically, none last."""
+    assert [popqa.popularity_bin(v) for v in (1, 9, 10, 99, 100, 25000, 0, None)] == [0, 0, 1, 1, 2, 4, None, None]
+    docs = [{"popularity_bin": b, "prop": "p"} for b in (10, 2, None, 2)]
+    r = summary(["correct", "incorrect", "correct", "not_attempted"], popqa.BENCHMARK, docs)
+    rows = r["breakdowns"]["popularity_bin"]
+    assert [row["value"] for row in rows] == ["2", "10", "none"]
+    assert rows[0]["hallucination_rate"] == 1.0 and rows[0]["false_refusal_rate"] == 0.5
+
+
+# ---------------------------------------------------------------- data
+
+def test_simpleqa_loader_reads_the_shared_csv_with_topic_and_answer_type():
+    """The public CSV (4,326 rows): metadata dict literals become topic / answer type; the gold is the only golds."""
+    docs = load("simpleqa_hallu", dataset=str(SHARED_CSV))["test"]
+    assert len(docs) == 4326
+    first = docs[0]
+    assert first["question"] == "Who received the IEEE Frank Rosenblatt Award in 2010?"
+    assert first["golds"] == ["Michio Sugeno"] and first["topic"] == "Science and technology"
+    assert first["answer_type"] == "Person"
+
+
+def test_simpleqa_loader_reads_a_folder_and_rejects_bad_metadata(tmp_path):
+    """A folder holding simple_qa_test_set.csv is read like the download; a metadata cell that is not a dict
+    literal is a one-line error (it is parsed as a literal, never executed)."""
+    rows = [{"metadata": "{'topic': 'Art', 'answer_type': 'Date'}", "problem": "When?", "answer": "1900"}]
+    datasets.Dataset.from_list(rows).to_csv(str(tmp_path / simpleqa.OFFICIAL_FILE), index=False)
+    docs = load("simpleqa_hallu", dataset=str(tmp_path))["test"]
+    assert docs[0]["topic"] == "Art" and docs[0]["golds"] == ["1900"]
+    bad = [{"metadata": "__import__('os').getcwd()", "problem": "q", "answer": "a"}]
+    datasets.Dataset.from_list(bad).to_csv(str(tmp_path / "bad.csv"), index=False)
+    with pytest.raises(HallubenchError, match="not a dict literal"):
+        load("simpleqa_hallu", dataset=str(tmp_path / "bad.csv"))
+
+
+def test_popqa_loader_reads_jsonl_and_a_hub_like_parquet_folder(tmp_path):
+    """possible_answers (a JSON list in a string) becomes golds; s_pop gives the bin; a folder of parquet files (the
+    Hub layout) reads the same; a malformed answer list is a one-line error."""
+    docs = load("popqa_hallu", dataset=str(write_jsonl(tmp_path / "p.jsonl", POPQA_ROWS)))["test"]
+    assert docs["golds"][0] == ["Lithuania", "Republic of Lithuania"]
+    assert docs["popularity_bin"] == [4, 1, None] and docs["id"] == ["7", "8", "9"]
+    (tmp_path / "hub" / "data").mkdir(parents=True)
+    datasets.Dataset.from_list(POPQA_ROWS).to_parquet(str(tmp_path / "hub" / "data" / "test-00000-of-00001.parquet"))
+    assert load("popqa_hallu", dataset=str(tmp_path / "hub"))["test"]["prop"] == ["capital of", "director", "genre"]
+    bad = [{**POPQA_ROWS[0], "possible_answers": "[broken"}]
+    with pytest.raises(HallubenchError, match="possible_answers is not JSON"):
+        load("popqa_hallu", dataset=str(write_jsonl(tmp_path / "b.jsonl", bad)))
+
+
+def test_yaml_tasks_and_group_load(tmp_path):
+    """Both YAMLs build through lm-eval's TaskManager (question as text, first gold as target, greedy, 256 tokens);
+    the `hallulens_proxies` group lists them."""
+    metadata = {"dataset_simpleqa_hallu": str(SHARED_CSV),
+                "dataset_popqa_hallu": str(write_jsonl(tmp_path / "p.jsonl", POPQA_ROWS))}
+    manager = TaskManager(include_path=str(TASKS_DIR), metadata=metadata)
+    assert "hallulens_proxies" in manager.all_groups
+    tasks = manager.load(["simpleqa_hallu", "popqa_hallu"])["tasks"]
+    doc = next(iter(tasks["popqa_hallu"].test_docs()))
+    assert tasks["popqa_hallu"].doc_to_text(doc) == doc["question"]
+    assert tasks["popqa_hallu"].doc_to_target(doc) == "Lithuania"
+    doc = next(iter(tasks["simpleqa_hallu"].test_docs()))
+    assert tasks["simpleqa_hallu"].doc_to_target(doc) == "Michio Sugeno"
+    assert tasks["simpleqa_hallu"].config.generation_kwargs["max_gen_toks"] == 256
+
+
+def test_hallubench_score_on_a_samples_file(tmp_path):
+    """`hallubench score` re-judges a PopQA samples file with the rule judge: rates, F-score and popularity rows."""
+    docs = popqa.to_docs(datasets.Dataset.from_list(POPQA_ROWS), {}).to_list()
+    replies = ["Lithuania.", "I don't know who directed it.", "It is jazz."]
+    samples = tmp_path / "samples_popqa_hallu.jsonl"
+    samples.write_text("".join(json.dumps({"doc": d, "resps": [[r]]}) + "\n" for d, r in zip(docs, replies)))
+    out = tmp_path / "r.json"
+    assert main(["score", "--task", "popqa_hallu", "--samples", str(samples), "--judge", "rule", "--out",
+                 str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["counts"] == {"correct": 1, "incorrect": 1, "not_attempted": 1, "unjudged": 0}
+    assert result["hallucination_rate"] == 0.5 and result["f_score"] == pytest.approx(2 * (1 / 3) * 0.5 / (1 / 3 + 0.5))
+    assert [row["value"] for row in result["breakdowns"]["popularity_bin"]] == ["1", "4", "none"]
+
+
+def test_evaluate_module_matches_the_benchmark():
+    """The `short_answer_qa` evaluate module gives the benchmark's rates, F-score and per-group rows."""
+    module = evaluate.load(module_path("short_answer_qa"))
+    result = module.compute(grades=["correct", "incorrect", "not_attempted", "correct"], groups=["a", "a", "b", "b"])
+    assert result["hallucination_rate"] == pytest.approx(1 / 3) and result["false_refusal_rate"] == 0.25
+    assert result["f_score"] == pytest.approx(2 * 0.5 * (2 / 3) / (0.5 + 2 / 3))
+    assert [row["correct_rate"] for row in result["breakdowns"]["group"]] == [0.5, 0.5]
+
+
+@pytest.mark.slow
+def test_lm_eval_runs_simpleqa_with_smollm2():
+    """lm_eval (in this process, so the monkeypatched registry holds) runs simpleqa_hallu on SmolLM2 for 3 questions
+    of the shared CSV with the embedded rule grader: every rate is in [0, 1] or undefined, the records carry grades,
+    and the run takes under 90 s."""
+    import lm_eval
+
+    from hallubench.backends.hf_local import embedded_model_args
+
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    start = time.monotonic()
+    output = lm_eval.simple_evaluate(
+        model="hf", model_args=",".join(f"{k}={v}" for k, v in embedded_model_args().items()),
+        tasks=["simpleqa_hallu"], limit=3, gen_kwargs="max_gen_toks=32", apply_chat_template=True, log_samples=True,
+        task_manager=TaskManager(include_path=str(TASKS_DIR), metadata={"dataset": str(SHARED_CSV)}),
+    )
+    assert time.monotonic() - start < 90
+    results = output["results"]["simpleqa_hallu"]
+    for metric in ("false_refusal_rate", "correct_rate", "judge_unparseable_rate"):
+        assert 0.0 <= results[f"{metric},judged"] <= 1.0
+    value = results["hallucination_rate,judged"]
+    assert math.isnan(value) or 0.0 <= value <= 1.0
+    records = [json.loads(s["filtered_resps"][0]) for s in output["samples"]["simpleqa_hallu"]]
+    assert len(records) == 3 and all(r["grade"]["raw"] == "rule" for r in records)
