@@ -52,6 +52,6 @@ def test_halueval_module_reads_messy_replies():
 
 def test_unknown_module_name_is_refused():
     """A typo names the known modules instead of failing inside evaluate."""
-    assert module_names() == ["hallulens_nonexistent_refusal", "hallulens_precisewikiqa", "halueval_recognition"]
+    assert {"hallulens_nonexistent_refusal", "hallulens_precisewikiqa", "halueval_recognition"} <= set(module_names())
     with pytest.raises(ValueError, match="hallulens_precisewikiqa"):
         module_path("hallulens_precisewikiqa_typo")
