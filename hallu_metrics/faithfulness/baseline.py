@@ -31,7 +31,7 @@ class BaselineScores:
 
     @property
     def composite(self) -> float:
-        return (self.rouge_l + self.bleu + self.bertscore) / 3
+        return min(1.0, (self.rouge_l + self.bleu + self.bertscore) / 3)  # a sum of three 1.0 may round above 1
 
     @property
     def likert(self) -> float:
@@ -81,7 +81,7 @@ def baseline_scores(pairs: list[tuple[str, str]], bertscore_model: str | None = 
         scorer = _bertscorer(bertscore_model or default_bertscore_model())
     except OSError as exc:
         raise HallubenchError(f"BERTScore model {bertscore_model!r} cannot be loaded ({exc})") from exc
-    _, _, f1 = scorer.score(hypotheses, references, batch_size=16)
+    _, _, f1 = scorer.score(hypotheses, references, batch_size=1)  # unpadded: a pair scores alike in any batch
     rouge = _rouge()
     return [
         BaselineScores(
