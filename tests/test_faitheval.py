@@ -203,3 +203,17 @@ def test_lm_eval_runs_faitheval_with_smollm2(tmp_path):
         assert 0.0 <= results["faitheval_counterfactual"][f"{metric},judged"] <= 1.0
     record = json.loads(output["samples"]["faitheval_counterfactual"][0]["filtered_resps"][0])
     assert record["outcome"] in ("correct", "wrong", "invalid"), sys.stderr
+
+
+def test_hallubench_score_on_a_samples_file(tmp_path):
+    """`hallubench score` reads a counterfactual samples file without any judge and writes the accuracies."""
+    from hallubench.cli import main
+
+    docs = faitheval.choice_docs(datasets.Dataset.from_list(CHOICE_ROWS), {}).to_list()
+    samples = tmp_path / "samples_faitheval_counterfactual.jsonl"
+    samples.write_text("".join(json.dumps({"doc": d, "resps": [[r]]}) + "\n" for d, r in zip(docs, ["B", "Dog"])),
+                       encoding="utf-8")
+    out = tmp_path / "r.json"
+    assert main(["score", "--task", "faitheval_counterfactual", "--samples", str(samples), "--out", str(out)]) == 0
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["accuracy"] == 0.5 and result["counts"] == {"correct": 1, "wrong": 1, "invalid": 0}

@@ -10,6 +10,7 @@ import csv
 import json
 import re
 
+import datasets
 import evaluate
 import pytest
 from conftest import SHARED_DATA
@@ -214,3 +215,20 @@ def test_deepseek_r1_summaries_answer_rate_and_length():
     result = evaluate.load(module_path(hs.NAME)).compute(predictions=summaries, scores=[None] * len(summaries))
     assert result["answer_rate"] == 1.0 and result["average_summary_length"] == pytest.approx(79.33, abs=0.01)
     assert result["hallucination_rate"] is None and result["unscored_rate"] == 1.0
+
+
+def test_hallubench_score_on_a_samples_file(stand_in, tmp_path):
+    """`hallubench score` re-scores an lm-eval samples file with a classifier spec and writes the leaderboard rates:
+    one of the three replies is invalid, so the answer rate is 2/3 and the length averages the two valid ones."""
+    from hallubench.cli import main
+
+    docs = hs.to_docs(datasets.Dataset.from_list([DOCS[0], DOCS[1], DOCS[1]]), {"judge": "none"}).to_list()
+    docs.append({**docs[1], "id": "2"})
+    samples = tmp_path / "samples_hhem_summarization.jsonl"
+    samples.write_text("".join(json.dumps({"doc": d, "resps": [[r]]}) + "\n" for d, r in zip(docs, REPLIES)),
+                       encoding="utf-8")
+    out = tmp_path / "r.json"
+    assert main(["score", "--task", hs.NAME, "--samples", str(samples), "--judge", stand_in, "--out", str(out)]) == 0
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["answer_rate"] == pytest.approx(2 / 3) and result["average_summary_length"] == pytest.approx(8.5)
+    assert result["counts"]["invalid"] == 1 and result["counts"]["consistent"] + result["counts"]["hallucinated"] == 2
