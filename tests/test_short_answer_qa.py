@@ -9,7 +9,6 @@ import json
 import math
 import os
 import re
-import time
 from pathlib import Path
 
 import datasets
@@ -29,8 +28,9 @@ from lm_eval_tasks.dataset_loading import load
 
 SHARED_CSV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "simpleqa" / "simple_qa_test_set.csv"
 POPQA_ROWS = [
-    {"id": 7, "question": "What is Vilnius the capital of?", "possible_answers": '["Lithuania", "Republic of Lithuania"]',
-     "s_pop": 25000, "prop": "capital of", "subj": "Vilnius"},
+    {"id": 7, "question": "What is Vilnius the capital of?",
+     "possible_answers": '["Lithuania", "Republic of Lithuania"]', "s_pop": 25000, "prop": "capital of",
+     "subj": "Vilnius"},
     {"id": 8, "question": "Who was the director of Tiny Film?", "possible_answers": '["Ann Lee"]', "s_pop": 42,
      "prop": "director", "subj": "Tiny Film"},
     {"id": 9, "question": "What genre is Obscure Band?", "possible_answers": '["punk rock", "punk"]', "s_pop": 0,
@@ -59,8 +59,8 @@ def summary(outcomes, benchmark=simpleqa.BENCHMARK, docs=None):
 
 @pytest.mark.parametrize("reply, grade", [
     ("A", "CORRECT"), ("B", "INCORRECT"), ("C", "NOT_ATTEMPTED"), ("A: CORRECT", "CORRECT"),
-    ("(B) INCORRECT", "INCORRECT"), ("The grade is NOT_ATTEMPTED.", "NOT_ATTEMPTED"), ("not attempted", "NOT_ATTEMPTED"),
-    ("incorrect", "INCORRECT"),
+    ("(B) INCORRECT", "INCORRECT"), ("The grade is NOT_ATTEMPTED.", "NOT_ATTEMPTED"),
+    ("not attempted", "NOT_ATTEMPTED"), ("incorrect", "INCORRECT"),
     ("Correct answer: C", None),  # two different labels: the word CORRECT and the letter C
     ("Based on this, I would say it is a good answer.", None),  # capitals inside words and "a" are no grades
     ("A or B", None), ("The reply is not correct.", None), ("", None), ("Certainly", None),
@@ -230,20 +230,19 @@ def test_evaluate_module_matches_the_benchmark():
 @pytest.mark.slow
 def test_lm_eval_runs_simpleqa_with_smollm2():
     """lm_eval (in this process, so the monkeypatched registry holds) runs simpleqa_hallu on SmolLM2 for 3 questions
-    of the shared CSV with the embedded rule grader: every rate is in [0, 1] or undefined, the records carry grades,
-    and the run takes under 90 s."""
+    of the shared CSV with the embedded rule grader: every rate is in [0, 1] or undefined and the records carry
+    grades."""
     import lm_eval
 
     from hallubench.backends.hf_local import embedded_model_args
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    start = time.monotonic()
     output = lm_eval.simple_evaluate(
         model="hf", model_args=",".join(f"{k}={v}" for k, v in embedded_model_args().items()),
         tasks=["simpleqa_hallu"], limit=3, gen_kwargs="max_gen_toks=32", apply_chat_template=True, log_samples=True,
+        device="cpu",
         task_manager=TaskManager(include_path=str(TASKS_DIR), metadata={"dataset": str(SHARED_CSV)}),
     )
-    assert time.monotonic() - start < 90
     results = output["results"]["simpleqa_hallu"]
     for metric in ("false_refusal_rate", "correct_rate", "judge_unparseable_rate"):
         assert 0.0 <= results[f"{metric},judged"] <= 1.0
