@@ -4,11 +4,14 @@ loader, ``hallubench score``, reports and the contract test all read this regist
 from __future__ import annotations
 
 from hallu_metrics import (
+    anah,
     faitheval,
     halueval,
     hhem_summarization,
     nonexistent_refusal,
+    popqa,
     precisewikiqa,
+    simpleqa,
     wildhallucinations,
 )
 from hallu_metrics.faithfulness import benchmark as faithfulness
@@ -26,6 +29,9 @@ BENCHMARKS: dict[str, Benchmark] = {
         *faithfulness.BENCHMARKS,
         hhem_summarization.BENCHMARK,
         *faitheval.BENCHMARKS,
+        anah.BENCHMARK,
+        simpleqa.BENCHMARK,
+        popqa.BENCHMARK,
     )
 }
 
