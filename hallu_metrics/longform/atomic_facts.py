@@ -58,6 +58,7 @@ _SYSTEM = (
 )
 
 _FACT_LINE = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+(\S.*?)\s*$")
+_ENDS_SENTENCE = re.compile(r"[.!?][\"')\]\u201d\u2019]*$")
 _CLAUSE_BREAK = re.compile(r"\s*;\s+|,\s+(?:and|but|while|whereas)\s+", re.IGNORECASE)
 
 
@@ -98,7 +99,7 @@ def split_clauses(sentence: str) -> list[str]:
         else:
             merged.append((start, end))
     clauses = [text[start:end].strip(" ,;") for start, end in merged]
-    return [clause if clause[-1] in ".!?" else f"{clause}." for clause in clauses if clause]
+    return [clause if _ENDS_SENTENCE.search(clause) else f"{clause}." for clause in clauses if clause]
 
 
 ATOMIC_FACTS = Check(
