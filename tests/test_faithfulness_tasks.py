@@ -1,0 +1,108 @@
+"""The faithfulness tasks in lm-eval and `hallubench score`: YAMLs load with the rubric prompt in the docs,
+samples and test sets score through the CLI, and (slow) a real lm_eval run with SmolLM2 as the rubric scorer."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lm_eval.tasks import TaskManager
+
+from hallubench.backends.hf_local import embedded_model_args
+from hallubench.cli import main
+from lm_eval_tasks import TASKS_DIR
+
+TASKS = ("faithfulness_rubric", "faithfulness_rubric_so", "faithfulness_hhem", "faithfulness_baseline")
+ROWS = [
+    {"id": "0-gold_full", "reference": "The museum opened in 1901. It holds 300 paintings.",
+     "hypothesis": "The museum opened in 1901.", "type": "gold_full", "hallucinated_share": 0.0,
+     "expected_score": 5.0, "progression_kind": "none"},
+    {"id": "0-intrinsic-s0", "reference": "The museum opened in 1901. It holds 300 paintings.",
+     "hypothesis": "The museum opened in 1911.", "type": "intrinsic", "hallucinated_share": 1.0,
+     "expected_score": 1.0, "progression_kind": "none"},
+    {"id": "1-gold_full", "reference": "Rain fell on Paris all week, closing two parks.",
+     "hypothesis": "Rain closed two parks in Paris.", "type": "gold_full", "hallucinated_share": 0.0,
+     "expected_score": 5.0, "progression_kind": "none"},
+    {"id": "1-extrinsic-s0", "reference": "Rain fell on Paris all week, closing two parks.",
+     "hypothesis": "Rain closed two parks in Paris; the Seine is 777 km long.", "type": "extrinsic",
+     "hallucinated_share": 1.0, "expected_score": 1.0, "progression_kind": "none"},
+]
+
+
+@pytest.fixture()
+def dataset(tmp_path) -> Path:
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
+    return path
+
+
+def test_yamls_load_with_the_rubric_prompt_and_budgets(dataset, tmp_path):
+    """TaskManager builds the four tasks; rubric docs carry the reasoning or score-only prompt (a custom rubric
+    given with --metadata rubric=PATH replaces the default), greedy with 256 / 16 new tokens."""
+    rubric = tmp_path / "rubric.md"
+    rubric.write_text("CUSTOM RUBRIC: grade listings.", encoding="utf-8")
+    manager = TaskManager(include_path=str(TASKS_DIR), metadata={"dataset": str(dataset), "rubric": str(rubric)})
+    tasks = manager.load(list(TASKS))["tasks"]
+    reasoning, score_only = tasks["faithfulness_rubric"], tasks["faithfulness_rubric_so"]
+    doc = reasoning.dataset["test"][0]
+    assert doc["prompt"].startswith("CUSTOM RUBRIC") and '"reasoning"' in doc["prompt"]
+    assert "<<<BEGIN SUMMARY>>>\nThe museum opened in 1901." in reasoning.doc_to_text(doc)
+    assert '"reasoning"' not in score_only.dataset["test"][0]["prompt"]
+    assert reasoning.config.generation_kwargs["max_gen_toks"] == 256
+    assert score_only.config.generation_kwargs["max_gen_toks"] == 16
+    assert reasoning.config.generation_kwargs["do_sample"] is False
+    assert [m["metric"] for m in tasks["faithfulness_hhem"].config.metric_list] == [
+        "residual", "score", "unparseable_rate"]
+
+
+def test_score_rubric_samples_file(tmp_path):
+    """`hallubench score` reads saved rubric replies: residual per type, unparseable counted."""
+    samples = tmp_path / "samples.jsonl"
+    replies = ['{"reasoning": "ok", "score": 5}', '{"reasoning": "year differs", "score": 2}', "no score",
+               '{"score": 4}']
+    lines = [json.dumps({"doc": {**row, "prompt": "p"}, "resps": [[reply]]}) for row, reply in zip(ROWS, replies)]
+    samples.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "result.json"
+    assert main(["score", "--task", "faithfulness_rubric", "--samples", str(samples), "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["residual"] == pytest.approx((0 + 1 + 3) / 3) and result["unparseable_rate"] == 0.25
+    assert {row["value"]: row["residual"] for row in result["breakdowns"]["type"]} == pytest.approx(
+        {"extrinsic": 3.0, "gold_full": 0.0, "intrinsic": 1.0})
+
+
+def test_score_baseline_on_a_dataset_without_samples(dataset, tmp_path):
+    """`hallubench score --task faithfulness_baseline --dataset` scores every pair with the rule judge's baseline
+    (empty responses); the result says it came from the dataset; the rule judge is refused for HHEM."""
+    out = tmp_path / "baseline.json"
+    assert main(["score", "--task", "faithfulness_baseline", "--dataset", str(dataset), "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["counted"]["score"] == 4 and 1.0 <= result["score"] <= 5.0
+    assert result["samples"].endswith("(dataset, empty responses)")
+    assert main(["score", "--task", "faithfulness_hhem", "--dataset", str(dataset), "--out",
+                 str(tmp_path / "hhem.json")]) == 2
+
+
+@pytest.mark.slow
+def test_lm_eval_runs_the_rubric_task_with_smollm2(dataset, tmp_path):
+    """lm_eval with the local SmolLM2 as the rubric scorer on 4 pairs (16 new tokens): exit 0, the residual,
+    score and unparseable_rate metrics are reported and the samples log holds the parsed records."""
+    model_args = ",".join(f"{k}={v}" for k, v in embedded_model_args().items())
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "lm_eval", "--model", "hf", "--model_args", model_args, "--tasks",
+         "faithfulness_rubric", "--limit", "4", "--gen_kwargs", "max_gen_toks=16", "--apply_chat_template",
+         "--include_path", str(TASKS_DIR), "--metadata", json.dumps({"dataset": str(dataset)}), "--output_path",
+         str(tmp_path / "out"), "--log_samples"],
+        capture_output=True, text=True, env=env, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = json.loads(next((tmp_path / "out").rglob("results_*.json")).read_text())["results"]
+    metrics = results["faithfulness_rubric"]
+    assert 0.0 <= metrics["unparseable_rate,judged"] <= 1.0
+    samples = [json.loads(line) for line in next((tmp_path / "out").rglob("samples_*.jsonl")).open()]
+    assert len(samples) == 4
+    assert all(json.loads(s["filtered_resps"][0])["outcome"] in ("scored", "unparseable") for s in samples)
