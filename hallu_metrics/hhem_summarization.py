@@ -18,6 +18,7 @@ from typing import Any
 import datasets
 
 from hallu_metrics.contract import Benchmark, Metric
+from hallu_metrics.faithfulness import RUBRIC
 from hallu_metrics.judges import DEFAULT_JUDGE, JudgeSet, judge_kind
 from hallu_metrics.judges.base import Check
 from hallu_metrics.scorers import FLAN_T5_BASE_ID, FLAN_T5_BASE_REVISION, HHEM_2_1_REVISION, HHEM_MODEL_ID
@@ -80,25 +81,13 @@ def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str,
 
 # ---------------------------------------------------------------- judging
 
-def _pair(item: dict) -> tuple[str, str]:
-    return item["source"], item["response"]
-
-
 def _no_rule(item: dict) -> float:
     raise HallubenchError(f"{NAME} has no rule judge: use judge=hhem:..., nli:... or an LLM spec with the rubric")
 
 
-CONSISTENCY = Check(name="summary_consistency", pair=_pair, rule=_no_rule)
-
-
-def _rubric_check() -> Check | None:
-    """The 1-5 faithfulness rubric of Jing et al. (``hallu_metrics.faithfulness.RUBRIC``), when present
-    (imported here: that package's benchmarks import the registry, which imports this module)."""
-    try:
-        from hallu_metrics import faithfulness
-    except ImportError:
-        return None
-    return getattr(faithfulness, "RUBRIC", None)
+# P(consistent) of (document, summary) from a classifier scorer.
+CONSISTENCY = Check(name="summary_consistency", pair=lambda item: (item["reference"], item["hypothesis"]),
+                    rule=_no_rule)
 
 
 def consistency_judge(judges: JudgeSet):
@@ -120,19 +109,17 @@ def summary_record(response: str, score: float | None) -> dict[str, Any]:
 
 async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:
     """Validity, then (valid summaries only) P(consistent) from the scorer, or, when the judge is an LLM, the
-    1-5 rubric score mapped to [0, 1] as (score - 1) / 4: scores 1-2 (misleading errors) fall below 0.5."""
+    1-5 faithfulness rubric score (Jing et al., ``hallu_metrics.faithfulness.RUBRIC``) mapped to [0, 1] as
+    (score - 1) / 4: scores 1-2 (misleading errors) fall below 0.5."""
     if not is_valid_summary(response):
         return summary_record(response, None)
     judge = consistency_judge(judges)
-    item = {"source": doc["source"], "response": response, "reference": doc["source"], "hypothesis": response}
+    item = {"reference": doc["source"], "hypothesis": response}
     if judge_kind(judge.spec) in ("hhem", "nli", "rule"):
         verdict = await judge.ask(CONSISTENCY, item)
         score = verdict.label if verdict.ok else None
     else:
-        rubric = _rubric_check()
-        if rubric is None:
-            raise HallubenchError(f"{NAME}: LLM judging needs the faithfulness rubric (hallu_metrics.faithfulness)")
-        verdict = await judge.ask(rubric, item)
+        verdict = await judge.ask(RUBRIC, item)
         score = (float(verdict.label) - 1.0) / 4.0 if verdict.ok else None
     return {**summary_record(response, score), "verdict": verdict.to_dict()}
 
