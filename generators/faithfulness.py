@@ -267,9 +267,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--license", default="mit", help="license of the output (the source's own)")
 
 
-def choose(pairs: list[Pair], n: int, seed: int, part: str, where: list[Pair] | None = None) -> list[Pair]:
-    """A seeded choice of up to ``n`` pairs of ``where`` (default all), in source order."""
-    pool = pairs if where is None else where
+def choose(pool: list[Pair], n: int, seed: int, part: str) -> list[Pair]:
+    """A seeded choice of up to ``n`` pairs of ``pool``, in source order."""
     return sorted(seeded_rng(seed, part).sample(pool, min(n, len(pool))), key=lambda p: p.index)
 
 
@@ -282,8 +281,7 @@ def run(args: argparse.Namespace, clients: Any = None) -> tuple[list[dict[str, A
     chosen = choose(pairs, args.n, args.seed, "pairs")
     taken = {p.index for p in chosen}
     five = [p for p in pairs if len(p.sentences) == STEPS and p.index not in taken]
-    progression = choose(pairs, args.n if args.progression_n is None else args.progression_n, args.seed,
-                         "progression", five)
+    progression = choose(five, args.n if args.progression_n is None else args.progression_n, args.seed, "progression")
     outside = None
     if args.outside:
         table = read_table(args.outside)
