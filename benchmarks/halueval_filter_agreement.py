@@ -41,7 +41,12 @@ def decisive_pairs(data: Path) -> tuple[list[dict], list[tuple[Sample, Sample]],
         texts = {"one-pass": one["hallucinated_answer"], "conversational": multi["hallucinated_answer"]}
         chosen = [s for s, t in texts.items() if _norm(t) == _norm(official[i]["hallucinated_answer"])]
         if _norm(texts["one-pass"]) != _norm(texts["conversational"]) and len(chosen) == 1:
-            pairs.append((Sample(i, "one-pass", UNRECORDED, texts["one-pass"]), Sample(i, "conversational", UNRECORDED, texts["conversational"])))
+            pairs.append(
+                (
+                    Sample(i, "one-pass", UNRECORDED, texts["one-pass"]),
+                    Sample(i, "conversational", UNRECORDED, texts["conversational"]),
+                )
+            )
             kept[i] = chosen[0]
     return official, pairs, kept
 
@@ -52,7 +57,9 @@ def main() -> None:
     parser.add_argument("--n", type=int, help="score only the first N decisive records (default: all)")
     parser.add_argument("--data", type=Path, default=DATA, help=f"folder of the three QA files (default {DATA})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the order the two candidates are shown in")
-    parser.add_argument("--cache", type=Path, help="SQLite call cache (default $HALLUBENCH_CACHE or ~/.cache/hallubench)")
+    parser.add_argument(
+        "--cache", type=Path, help="SQLite call cache (default $HALLUBENCH_CACHE or ~/.cache/hallubench)"
+    )
     args = parser.parse_args()
     official, pairs, kept = decisive_pairs(args.data)
     scored = pairs[: args.n]
@@ -70,11 +77,16 @@ def main() -> None:
     judge_multi = sum(winner.schema == "conversational" for winner, _, _ in decided.values())
     n = len(scored)
     print(f"\n{len(pairs)} decisive records of 500; scored {n} with `{args.judge}` in {seconds:.1f} s\n")
-    print("| judge | scored | agreement with the paper | unparsed verdicts (first shown kept) | agreement on parsed verdicts "
-          "| judge kept conversational | paper kept conversational |")
+    print(
+        "| judge | scored | agreement with the paper | unparsed verdicts (first shown kept) | agreement on "
+        "parsed verdicts "
+        "| judge kept conversational | paper kept conversational |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|")
-    print(f"| `{args.judge}` | {n} | {agree / n:.1%} ({agree}) | {n - len(parsed)} | {agree_parsed} of {len(parsed)} "
-          f"| {judge_multi} | {paper_multi} |")
+    print(
+        f"| `{args.judge}` | {n} | {agree / n:.1%} ({agree}) | {n - len(parsed)} | {agree_parsed} of {len(parsed)} "
+        f"| {judge_multi} | {paper_multi} |"
+    )
 
 
 if __name__ == "__main__":

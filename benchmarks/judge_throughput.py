@@ -21,21 +21,25 @@ import tempfile
 import time
 from pathlib import Path
 
-from hallubench.backends import CallCache
-from hallubench.backends.aio import run_sync
-from hallubench.loopback import LoopbackChatServer
 from hallu_metrics import precisewikiqa
 from hallu_metrics.contract import Benchmark, Metric
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.judges.base import Check
 from hallu_metrics.pipeline import judge_all
+from hallubench.backends import CallCache
+from hallubench.backends.aio import run_sync
+from hallubench.loopback import LoopbackChatServer
 
 FAN_OUT = 10
 
 
 def _step(name: str) -> Check:
-    return Check(name=name, messages=lambda item: [{"role": "user", "content": f"{name} {item['key']}"}],
-                 parse=lambda text: text, reminder="again")
+    return Check(
+        name=name,
+        messages=lambda item: [{"role": "user", "content": f"{name} {item['key']}"}],
+        parse=lambda text: text,
+        reminder="again",
+    )
 
 
 STEPS = [_step(f"step{i}") for i in range(1, 5)]
@@ -51,19 +55,29 @@ async def synthetic_chain(doc: dict, response: str, judges: JudgeSet) -> dict:
     return {"outcome": "done"}
 
 
-SYNTHETIC = Benchmark(name="synthetic_chain", family="benchmarks", paper="", columns=None,
-                      metrics=(Metric("done", "rate", True, ""),), judge_item=synthetic_chain,
-                      sample_metrics=lambda record, doc: {"done": 1.0})
+SYNTHETIC = Benchmark(
+    name="synthetic_chain",
+    family="benchmarks",
+    paper="",
+    columns=None,
+    metrics=(Metric("done", "rate", True, ""),),
+    judge_item=synthetic_chain,
+    sample_metrics=lambda record, doc: {"done": 1.0},
+)
 
 
 def _latency_table(seed: int, low: float, high: float):
     """Per-call latency drawn from the request text (so the ideal can be computed up front)."""
+
     def latency(messages: list[dict]) -> float:
         return random.Random(f"{seed}:{messages[-1]['content']}").uniform(low, high)
+
     return latency
 
 
-def _run(benchmark: Benchmark, docs: list[dict], responses: list[str], spec: str, cache_path: Path) -> tuple[float, dict]:
+def _run(
+    benchmark: Benchmark, docs: list[dict], responses: list[str], spec: str, cache_path: Path
+) -> tuple[float, dict]:
     judges = JudgeSet({"judge": spec}, cache=CallCache(cache_path))
     start = time.perf_counter()
     run_sync(judge_all(benchmark, responses, docs, judges))
@@ -113,13 +127,20 @@ def main() -> None:
                 wall, calls = _run(SYNTHETIC, synthetic_docs, [""] * args.items, spec, path)
                 ideal = max(total / k, longest_chain)
                 cached_wall, cached = _run(SYNTHETIC, synthetic_docs, [""] * args.items, spec, path)
-                rows.append(("synthetic 4-step, fan-out 10", k, calls["calls"], wall, ideal, cached_wall, cached["calls"]))
-    print(f"\n{args.items} items; PreciseWikiQA latency {args.latency * 1000:.0f} ms; synthetic latencies "
-          f"{args.low * 1000:.0f}-{args.high * 1000:.0f} ms per call\n")
+                rows.append(
+                    ("synthetic 4-step, fan-out 10", k, calls["calls"], wall, ideal, cached_wall, cached["calls"])
+                )
+    print(
+        f"\n{args.items} items; PreciseWikiQA latency {args.latency * 1000:.0f} ms; synthetic latencies "
+        f"{args.low * 1000:.0f}-{args.high * 1000:.0f} ms per call\n"
+    )
     print("| workload | K | calls | wall (s) | ideal (s) | wall / ideal | cached re-run (s) | re-run calls |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, k, calls, wall, ideal, cached_wall, cached_calls in rows:
-        print(f"| {name} | {k} | {calls} | {wall:.2f} | {ideal:.2f} | {wall / ideal:.2f} | {cached_wall:.2f} | {cached_calls} |")
+        print(
+            f"| {name} | {k} | {calls} | {wall:.2f} | {ideal:.2f} | {wall / ideal:.2f} | {cached_wall:.2f} | "
+            f"{cached_calls} |"
+        )
 
 
 if __name__ == "__main__":

@@ -5,17 +5,20 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
 from generators import generatedentities, halueval, mixedentities, precisewikiqa, wildhallucinations
 from generators.protocol import Generator, features_for
 from generators.publishing import check_output_dir, push_test_set, save_test_set
+from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
 
 GENERATORS: dict[str, tuple[Generator, str]] = {
     "precisewikiqa": (precisewikiqa, "Generate a PreciseWikiQA test set (HalluLens 3.1)"),
     "halueval": (halueval, "Generate HaluEval qa/dialogue/summarization samples (sampling-then-filtering)"),
     "mixedentities": (mixedentities, "Generate a MixedEntities test set (HalluLens 3.3)"),
     "generatedentities": (generatedentities, "Generate a GeneratedEntities test set (HalluLens 3.3)"),
-    "wildhallucinations": (wildhallucinations, "Generate a WildHallucinations entity set (Zhao et al., 2024, section 2)"),
+    "wildhallucinations": (
+        wildhallucinations,
+        "Generate a WildHallucinations entity set (Zhao et al., 2024, section 2)",
+    ),
 }
 
 
@@ -30,7 +33,9 @@ def add_parsers(subparsers) -> None:
         parser.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
         parser.add_argument("--push-to-hub", metavar="REPO_ID", help="also publish dataset + card to the Hub")
         parser.add_argument("--private", action="store_true", help="with --push-to-hub: create a private repo")
-        parser.add_argument("--cache", type=Path, help="SQLite call cache (default $HALLUBENCH_CACHE or ~/.cache/hallubench)")
+        parser.add_argument(
+            "--cache", type=Path, help="SQLite call cache (default $HALLUBENCH_CACHE or ~/.cache/hallubench)"
+        )
         parser.set_defaults(handler=run)
 
 

@@ -43,14 +43,54 @@ NAMES_PER_LIST = 5
 MAX_NAME_WORDS = 6
 MAX_IDLE_WAVES = 3  # waves in a row without a new name before reporting a shortfall
 MAX_TOKENS = 64  # five names fit in about 40 tokens; more only lets a model ramble
-LEADING_FUNCTION_WORDS = frozenset([
-    "a", "an", "and", "as", "by", "for", "i", "in", "it", "of", "or", "so", "this", "these", "those", "to", "we",
-    "with", "you",
-])
-INSTRUCTION_WORDS = frozenset([
-    "invent", "invented", "name", "names", "list", "lists", "plausible", "exist", "exists", "existing", "recombine",
-    "recombined", "combined", "here", "sure", "following", "updated", "text", "example", "examples", "note",
-])
+LEADING_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "by",
+        "for",
+        "i",
+        "in",
+        "it",
+        "of",
+        "or",
+        "so",
+        "this",
+        "these",
+        "those",
+        "to",
+        "we",
+        "with",
+        "you",
+    ]
+)
+INSTRUCTION_WORDS = frozenset(
+    [
+        "invent",
+        "invented",
+        "name",
+        "names",
+        "list",
+        "lists",
+        "plausible",
+        "exist",
+        "exists",
+        "existing",
+        "recombine",
+        "recombined",
+        "combined",
+        "here",
+        "sure",
+        "following",
+        "updated",
+        "text",
+        "example",
+        "examples",
+        "note",
+    ]
+)
 
 # The paper (3.3.2) uses 6 business and 6 event types and names some; the authors' code lists 5 of each
 # (the first five here) and the 25 product types. The sixth business and event types are ours.
@@ -58,9 +98,31 @@ PAPER_TYPES = {
     "business": ("restaurant", "bar", "bookstore", "cafe", "museum", "hotel"),
     "event": ("war", "natural disaster", "scientific discovery", "sport event", "pandemic", "economic crisis"),
     "product": (
-        "headphone", "watch", "camera", "shoe", "game", "glasses", "speaker", "keyboard", "chair", "table", "printer",
-        "pen", "guitar", "piano", "bike", "drone", "coffee maker", "projector", "bag", "air conditioner", "bread",
-        "microwave", "vacuum cleaner", "sewing machine", "router",
+        "headphone",
+        "watch",
+        "camera",
+        "shoe",
+        "game",
+        "glasses",
+        "speaker",
+        "keyboard",
+        "chair",
+        "table",
+        "printer",
+        "pen",
+        "guitar",
+        "piano",
+        "bike",
+        "drone",
+        "coffee maker",
+        "projector",
+        "bag",
+        "air conditioner",
+        "bread",
+        "microwave",
+        "vacuum cleaner",
+        "sewing machine",
+        "router",
     ),
 }
 LARGE_TYPES = {
@@ -185,14 +247,18 @@ class Demonstration:
 DEMONSTRATIONS = {
     "business": Demonstration(
         "florists in Porto",
-        ("Casa das Camélias, Flor do Douro, Ribeira Petals, Jardim Azul, O Ramo Dourado",
-         "Bloom & Tile, Petal Quay, Rosa Norte, The Stem Atelier, Verde Vinha"),
+        (
+            "Casa das Camélias, Flor do Douro, Ribeira Petals, Jardim Azul, O Ramo Dourado",
+            "Bloom & Tile, Petal Quay, Rosa Norte, The Stem Atelier, Verde Vinha",
+        ),
         "Camélia Quay, Douro Stem Atelier, Rosa Azul, Petal Vinha, Jardim Norte",
     ),
     "event": Demonstration(
         "maritime disasters in Chile",
-        ("Valdivia Ferry Sinking, Loa Harbour Fire, Tirúa Gale of 1911, Puerto Bravo Capsizing, Chiloé Tanker Spill",
-         "Magellan Strait Collision, Isla Negra Wreck, Antofagasta Dock Blast, Reloncaví Storm, Coquimbo Ferry Fire"),
+        (
+            "Valdivia Ferry Sinking, Loa Harbour Fire, Tirúa Gale of 1911, Puerto Bravo Capsizing, Chiloé Tanker Spill",
+            "Magellan Strait Collision, Isla Negra Wreck, Antofagasta Dock Blast, Reloncaví Storm, Coquimbo Ferry Fire",
+        ),
         "Tirúa Ferry Fire, Reloncaví Tanker Wreck, Isla Bravo Capsizing, Loa Strait Collision, Chiloé Gale of 1923",
     ),
     "product": Demonstration(
@@ -230,13 +296,17 @@ def _chat(demo_prompt: str, demo_reply: str, prompt: str, seed: int) -> ChatRequ
 
 def brainstorm_request(request: Request, role: int) -> ChatRequest:
     demo = DEMONSTRATIONS[request.domain]
-    return _chat(_brainstorm_prompt(demo.subject), demo.lists[role], _brainstorm_prompt(request.subject), request.seed + role)
+    return _chat(
+        _brainstorm_prompt(demo.subject), demo.lists[role], _brainstorm_prompt(request.subject), request.seed + role
+    )
 
 
 def combine_request(request: Request, lists: Sequence[str]) -> ChatRequest:
     demo = DEMONSTRATIONS[request.domain]
     shown = [", ".join(parse_names(text)) for text in lists]
-    return _chat(_combine_prompt(demo.subject, demo.lists), demo.combined, _combine_prompt(request.subject, shown), request.seed)
+    return _chat(
+        _combine_prompt(demo.subject, demo.lists), demo.combined, _combine_prompt(request.subject, shown), request.seed
+    )
 
 
 def _by_client(clients: Sequence[ModelClient]) -> list[tuple[ModelClient, set[int]]]:
@@ -254,7 +324,9 @@ def run_round_robin(requests: Sequence[Request], clients: Sequence[ModelClient])
     lists: dict[tuple[int, int], str] = {}
     for client, positions in _by_client(clients):
         jobs = [(i, role) for i, r in enumerate(requests) for role, b in enumerate(r.brainstormers) if b in positions]
-        replies = client.complete_or_raise([brainstorm_request(requests[i], role) for i, role in jobs], desc=f"brainstorm ({client.public_spec})")
+        replies = client.complete_or_raise(
+            [brainstorm_request(requests[i], role) for i, role in jobs], desc=f"brainstorm ({client.public_spec})"
+        )
         lists.update(zip(jobs, replies))
     combined: dict[int, str] = {}
     for client, positions in _by_client(clients):
@@ -272,6 +344,7 @@ def combinations(
 ) -> list[Combination]:
     """The paper's seed combinations (type x place) in a seeded order that alternates over the tiers
     (high, mid, low, high, ...); product types alone for products."""
+
     def shuffled(items: list[Combination], part: str) -> list[Combination]:
         random.Random(f"{seed}:generatedentities:combinations:{domain}:{part}").shuffle(items)
         return items
@@ -349,10 +422,14 @@ class Run:
         exists = self.checker.existing([(name, r.type) for r, name in candidates])
         for (request, name), found in zip(candidates, exists):
             reason = (
-                "exists" if found
-                else "copies_example" if DEMONSTRATIONS[domain].copied_by(name)
-                else "duplicate" if fold(name) in self.seen
-                else "quota_full" if len(rows) >= self.counts[domain]
+                "exists"
+                if found
+                else "copies_example"
+                if DEMONSTRATIONS[domain].copied_by(name)
+                else "duplicate"
+                if fold(name) in self.seen
+                else "quota_full"
+                if len(rows) >= self.counts[domain]
                 else None
             )
             if reason:
@@ -363,7 +440,9 @@ class Run:
 
 
 def make_row(domain: str, index: int, request: Request, name: str, clients: Sequence[ModelClient], seed: int) -> dict:
-    template_id, prompt = render_prompt(random.Random(f"{seed}:generatedentities:prompt:{domain}:{index}"), request.entity(name))
+    template_id, prompt = render_prompt(
+        random.Random(f"{seed}:generatedentities:prompt:{domain}:{index}"), request.entity(name)
+    )
     return {
         "id": f"generatedentities-{domain}-{index:05d}",
         "name": name,
@@ -387,8 +466,12 @@ def same_model_note(generators: Sequence[str]) -> str | None:
 
 
 def generate(
-    counts: dict[str, int], clients: Sequence[ModelClient], checker: ExistenceChecker, seed: int,
-    allow_shortfall: bool = False, pools: str = "paper",
+    counts: dict[str, int],
+    clients: Sequence[ModelClient],
+    checker: ExistenceChecker,
+    seed: int,
+    allow_shortfall: bool = False,
+    pools: str = "paper",
 ) -> tuple[list[dict], Report]:
     """Names per domain with the types and places of ``pools`` (``paper`` or ``large``)."""
     if pools not in TYPES:
@@ -408,7 +491,10 @@ def generate(
     report.accepted.update({d: len(rows) for d, rows in run.rows.items()})
     short = {d: report.accepted[d] for d, n in counts.items() if report.accepted[d] < n}
     if short and not allow_shortfall:
-        raise HallubenchError(f"generatedentities: only {short} of {counts} names were kept; see the drop counts, or use --allow-shortfall")
+        raise HallubenchError(
+            f"generatedentities: only {short} of {counts} names were kept; see the drop counts, or use "
+            "--allow-shortfall"
+        )
     return [row for rows in run.rows.values() for row in rows], report
 
 
@@ -416,16 +502,37 @@ def add_arguments(parser) -> None:
     parser.add_argument("--n-business", type=int, default=0, help="business names (paper: 300 per set)")
     parser.add_argument("--n-event", type=int, default=0, help="event names (paper: 300 per set)")
     parser.add_argument("--n-product", type=int, default=0, help="product brand names (paper: 50 per set)")
-    parser.add_argument("--generators", nargs="+", required=True, metavar="SPEC", help=f">= {MIN_GENERATORS} backend specs for the round robin")
-    parser.add_argument("--checker", choices=("offline", "brave"), default="offline", help="existence check: known-name lists, or Brave web search ($BRAVE_API_KEY)")
-    parser.add_argument("--known-names", type=Path, nargs="*", default=[], help="extra known-name files (one per line) for the offline checker")
-    parser.add_argument("--brave-url", default=BRAVE_URL, help="Brave Search API endpoint")
-    parser.add_argument("--allow-shortfall", action="store_true", help="write a smaller set (reported in the card) instead of failing")
     parser.add_argument(
-        "--pools", choices=tuple(TYPES), default="paper",
+        "--generators",
+        nargs="+",
+        required=True,
+        metavar="SPEC",
+        help=f">= {MIN_GENERATORS} backend specs for the round robin",
+    )
+    parser.add_argument(
+        "--checker",
+        choices=("offline", "brave"),
+        default="offline",
+        help="existence check: known-name lists, or Brave web search ($BRAVE_API_KEY)",
+    )
+    parser.add_argument(
+        "--known-names",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="extra known-name files (one per line) for the offline checker",
+    )
+    parser.add_argument("--brave-url", default=BRAVE_URL, help="Brave Search API endpoint")
+    parser.add_argument(
+        "--allow-shortfall", action="store_true", help="write a smaller set (reported in the card) instead of failing"
+    )
+    parser.add_argument(
+        "--pools",
+        choices=tuple(TYPES),
+        default="paper",
         help="types and places: paper (default: 6 business, 6 event, 25 product types; the paper's 90 cities and 90 "
-             f"countries in 3 tiers, {places.PAPER_SAMPLE_PER_TIER} sampled per tier) or large (10 + 10 + 25 types; "
-             "all GeoNames cities >= 100k inhabitants and all countries, in frequency thirds)",
+        f"countries in 3 tiers, {places.PAPER_SAMPLE_PER_TIER} sampled per tier) or large (10 + 10 + 25 types; "
+        "all GeoNames cities >= 100k inhabitants and all countries, in frequency thirds)",
     )
 
 
@@ -448,7 +555,8 @@ def configuration(report: Report) -> str:
     text = (
         f"Configuration: `--pools {report.pools}`"
         + (" (the paper's)" if report.pools == "paper" else " (larger than the paper's)")
-        + ". Types: " + "; ".join(f"{d} ({len(types[d])}): {', '.join(types[d])}" for d in report.requested)
+        + ". Types: "
+        + "; ".join(f"{d} ({len(types[d])}): {', '.join(types[d])}" for d in report.requested)
         + f".\n\nPlaces: {places.SOURCES[report.pools]}. Businesses use cities, events use countries, "
         "products have none."
     )
@@ -482,12 +590,15 @@ def card_for(seed: int, report: Report, generators: list[str], checker: str) -> 
             "Provenance": (
                 f"Generated {generation_date()} by `hallubench generate generatedentities` with seed {seed}.\n\n"
                 f"Generators (round robin): {', '.join(generators)}. Each request's combiner mixes two other models' "
-                f"brainstormed lists; only the combiner's names are kept.{same_model}\n\nExistence check: {checker}.\n\n"
+                f"brainstormed lists; only the combiner's names are kept.{same_model}\n\nExistence check: "
+                f"{checker}.\n\n"
                 + configuration(report)
             ),
             "Counts": (
-                "| domain | requested | kept | requests | names proposed | dropped |\n|---|---|---|---|---|---|\n" + lines
+                "| domain | requested | kept | requests | names proposed | dropped |\n|---|---|---|---|---|---|\n"
+                + lines
             ),
-            "Columns": "id, name, type, domain, place, place_tier (high/mid/low; empty for products), prompt, template_id, combiner, brainstormers.",
+            "Columns": "id, name, type, domain, place, place_tier (high/mid/low; empty for products), prompt, "
+                "template_id, combiner, brainstormers.",
         },
     )

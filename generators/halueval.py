@@ -34,8 +34,13 @@ PATTERN_MODES = ("all", "single")
 # for QA (Table 2) and summarization (Table 12); the dialogue instruction (Table 11) has no such rule.
 LENGTH_RULE_TASKS = frozenset({"qa", "summarization"})
 _STRING = datasets.Value("string")
-_EXTRA = {"source_index": datasets.Value("int64"), "pattern": _STRING, "schema": _STRING, "selected_by": _STRING,
-          "rejected_candidate": _STRING}
+_EXTRA = {
+    "source_index": datasets.Value("int64"),
+    "pattern": _STRING,
+    "schema": _STRING,
+    "selected_by": _STRING,
+    "rejected_candidate": _STRING,
+}
 # One Features per benchmark: the official columns of the --task, plus provenance of the kept candidate.
 FEATURES = {
     f"halueval_{name}": datasets.Features({**{c: _STRING for c in TASKS[name].columns}, **_EXTRA})
@@ -104,10 +109,18 @@ def sampling_messages(spec: TaskSpec, record: dict, schema: str, patterns: Seque
     numbered = len(patterns) > 1
     methods = [_method(spec, p, i if numbered else None) for i, p in enumerate(patterns, 1)]
     if schema == "one-pass":
-        return [{"role": "user", "content": "\n\n".join([_intention(spec, patterns), "\n\nor\n\n".join(methods),
-                                                           _test_input(spec, record)])}]
-    messages = [{"role": "user", "content": _intention(spec, patterns)},
-                {"role": "assistant", "content": "Understood. How should I write it?"}]
+        return [
+            {
+                "role": "user",
+                "content": "\n\n".join(
+                    [_intention(spec, patterns), "\n\nor\n\n".join(methods), _test_input(spec, record)]
+                ),
+            }
+        ]
+    messages = [
+        {"role": "user", "content": _intention(spec, patterns)},
+        {"role": "assistant", "content": "Understood. How should I write it?"},
+    ]
     for i, method in enumerate(methods, 1):
         messages.append({"role": "user", "content": method})
         more = "Please give me the input." if i == len(methods) else "What else can I use?"
@@ -204,14 +217,18 @@ def _pattern(spec: TaskSpec, settings: Settings, index: int, schema: str) -> Pat
     return seeded_rng(settings.seed, spec.name, index, schema, "pattern").choice(spec.patterns)
 
 
-def sample(records: list[dict], indices: list[int], client: ModelClient, spec: TaskSpec, settings: Settings) -> list[Sample]:
+def sample(
+    records: list[dict], indices: list[int], client: ModelClient, spec: TaskSpec, settings: Settings
+) -> list[Sample]:
     """Both schemas for every chosen record, in one batch."""
     samples = [Sample(i, schema, _pattern(spec, settings, i, schema)) for i in indices for schema in SCHEMAS]
     texts = client.complete_or_raise(
         [
             ChatRequest.from_messages(
                 sampling_messages(spec, records[s.index], s.schema, [s.pattern] if s.pattern else spec.patterns),
-                temperature=settings.temperature, top_p=1.0, max_tokens=settings.max_tokens,
+                temperature=settings.temperature,
+                top_p=1.0,
+                max_tokens=settings.max_tokens,
                 seed=seeded_rng(settings.seed, spec.name, s.index, s.schema, "sampling").getrandbits(31),
             )
             for s in samples
@@ -226,14 +243,23 @@ def sample(records: list[dict], indices: list[int], client: ModelClient, spec: T
 Decision = tuple[Sample, Sample, str]  # winner, loser, how the winner was selected
 
 
-def filter_pairs(records: list[dict], pairs: list[tuple[Sample, Sample]], client: ModelClient, spec: TaskSpec, settings: Settings) -> dict[int, Decision]:
+def filter_pairs(
+    records: list[dict], pairs: list[tuple[Sample, Sample]], client: ModelClient, spec: TaskSpec, settings: Settings
+) -> dict[int, Decision]:
     """Filter step, per source index: the judge picks between the two candidates shown in seeded order
     (an unreadable verdict keeps the first shown); a pair with one empty candidate keeps the other."""
-    contested = [(a, b) if seeded_rng(settings.seed, spec.name, a.index, "order").random() < 0.5 else (b, a)
-                 for a, b in pairs if a.text and b.text]
+    contested = [
+        (a, b) if seeded_rng(settings.seed, spec.name, a.index, "order").random() < 0.5 else (b, a)
+        for a, b in pairs
+        if a.text and b.text
+    ]
     choices = client.complete_or_raise(
-        [ChatRequest.from_messages(filter_messages(spec, records[a.index], a.text, b.text), temperature=0.0, max_tokens=32)
-         for a, b in contested],
+        [
+            ChatRequest.from_messages(
+                filter_messages(spec, records[a.index], a.text, b.text), temperature=0.0, max_tokens=32
+            )
+            for a, b in contested
+        ],
         desc="halueval: filtering",
     )
     decided: dict[int, Decision] = {}
@@ -250,7 +276,9 @@ def filter_pairs(records: list[dict], pairs: list[tuple[Sample, Sample]], client
     return decided
 
 
-def select(records: list[dict], pairs: list[tuple[Sample, Sample]], client: ModelClient, spec: TaskSpec, settings: Settings) -> list[dict]:
+def select(
+    records: list[dict], pairs: list[tuple[Sample, Sample]], client: ModelClient, spec: TaskSpec, settings: Settings
+) -> list[dict]:
     """Rows of the candidates that win the filter step, in source order."""
     decided = filter_pairs(records, pairs, client, spec, settings)
     return [_row(records[i], spec, *decided[i]) for i in sorted(decided)]
@@ -280,7 +308,9 @@ def generate(records: list[dict], generator: ModelClient, judge: ModelClient, se
     return rows
 
 
-def card_for(rows: list[dict], settings: Settings, source: str, generator: str, judge: str, license: str = "mit") -> CardInfo:
+def card_for(
+    rows: list[dict], settings: Settings, source: str, generator: str, judge: str, license: str = "mit"
+) -> CardInfo:
     """Provenance, parameters and the pattern / schema / selection counts."""
     columns = ("pattern", "schema", "selected_by") if settings.pattern_mode == "single" else ("schema", "selected_by")
     counts = "\n".join(
@@ -289,27 +319,31 @@ def card_for(rows: list[dict], settings: Settings, source: str, generator: str, 
     )
     patterns = (
         "all of the task's patterns offered, the model picks one (the paper's instruction); `pattern` is empty"
-        if settings.pattern_mode == "all" else "one seeded pattern per candidate (recorded in `pattern`)"
+        if settings.pattern_mode == "all"
+        else "one seeded pattern per candidate (recorded in `pattern`)"
     )
     return CardInfo(
         pretty_name=f"HaluEval {settings.task} (hallubench sampling-then-filtering set)",
         license=license,
         task_categories=["text-classification"],
         summary=(
-            f"Hallucinated {TASKS[settings.task].unit}s made by HaluEval's sampling-then-filtering procedure (Li et al., "
-            f"2023, section 2.1). Evaluate with `--tasks halueval_{settings.task} --metadata '{{\"dataset_halueval_{settings.task}\": DIR}}'`."
+            f"Hallucinated {TASKS[settings.task].unit}s made by HaluEval's sampling-then-filtering procedure "
+            "(Li et al., 2023, section 2.1). Evaluate with "
+            f"`--tasks halueval_{settings.task} --metadata '{{\"dataset\": DIR}}'`."
         ),
         sections={
             "Generation": (
                 f"- source: {source}\n- generator: `{generator}`\n- filter judge: `{judge}`\n- seed: {settings.seed}\n"
                 f"- requested: {settings.n}, written: {len(rows)} (pairs without any usable candidate are dropped)\n"
-                f"- sampling: temperature {settings.temperature}, top_p 1.0, max {settings.max_tokens} tokens; filter greedy\n"
+                f"- sampling: temperature {settings.temperature}, top_p 1.0, max {settings.max_tokens} tokens; "
+                "filter greedy\n"
                 f"- patterns (`--pattern-mode {settings.pattern_mode}`): {patterns}\n"
                 f"- date: {generation_date()}"
             ),
             "Counts": counts,
             "Columns": (
-                f"The official columns {', '.join(f'`{c}`' for c in TASKS[settings.task].columns)}, plus `source_index` "
+                f"The official columns {', '.join(f'`{c}`' for c in TASKS[settings.task].columns)}, plus "
+                "`source_index` "
                 "(line in the source), `pattern` (single mode) and `schema` of the kept candidate, `selected_by` "
                 "(filter, filter_unparsed_first_shown, only_valid_candidate) and `rejected_candidate`."
             ),
@@ -319,11 +353,17 @@ def card_for(rows: list[dict], settings: Settings, source: str, generator: str, 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--task", required=True, choices=GENERATED_TASKS)
-    parser.add_argument("--source", required=True, help="JSON-lines (or JSON-array) file, a folder holding the official <task>_data*.json, or 'official' for the GitHub file (see docs/halueval.md)")
     parser.add_argument(
-        "--source-columns", metavar="FIELD=COLUMN,...",
+        "--source",
+        required=True,
+        help="JSON-lines (or JSON-array) file, a folder holding the official <task>_data*.json, or 'official' "
+            "for the GitHub file (see docs/halueval.md)",
+    )
+    parser.add_argument(
+        "--source-columns",
+        metavar="FIELD=COLUMN,...",
         help="read official fields from other source columns, e.g. right_summary=deepseek_r1_summary,document=source "
-             "(fields: the task's context fields and right text; unnamed fields use their own name)",
+        "(fields: the task's context fields and right text; unnamed fields use their own name)",
     )
     parser.add_argument("--generator", required=True, help="backend spec of the sampling model")
     parser.add_argument("--filter-judge", help="backend spec of the filtering judge (default: the generator)")
@@ -331,19 +371,31 @@ def add_arguments(parser) -> None:
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument(
-        "--pattern-mode", choices=PATTERN_MODES, default="all",
+        "--pattern-mode",
+        choices=PATTERN_MODES,
+        default="all",
         help="all: the instruction lists every hallucination pattern and the model picks one (the paper's); "
-             "single: one seeded pattern per candidate, recorded in the `pattern` column",
+        "single: one seeded pattern per candidate, recorded in the `pattern` column",
     )
-    parser.add_argument("--license", default="mit", help="license id for the card: mit (HaluEval's data) by default; "
-                        "set the source's own for foreign sources, e.g. apache-2.0 for the Vectara documents")
+    parser.add_argument(
+        "--license",
+        default="mit",
+        help="license id for the card: mit (HaluEval's data) by default; "
+        "set the source's own for foreign sources, e.g. apache-2.0 for the Vectara documents",
+    )
 
 
 def run(args, client: ModelClient) -> tuple[list[dict], CardInfo]:
     from hallubench.backends import CallCache, backend_spec, make_client
 
-    settings = Settings(task=args.task, n=args.n, seed=args.seed, temperature=args.temperature,
-                        max_tokens=args.max_tokens, pattern_mode=args.pattern_mode)
+    settings = Settings(
+        task=args.task,
+        n=args.n,
+        seed=args.seed,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        pattern_mode=args.pattern_mode,
+    )
     records = read_source(args.task, args.source, args.source_columns)
     judge = make_client(backend_spec(args.filter_judge), CallCache(args.cache)) if args.filter_judge else client
     try:

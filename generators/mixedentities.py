@@ -93,28 +93,36 @@ def generate_domain(
             continue
         seen.add(name.lower())
         template_id, prompt = render_prompt(rng, f"the {TYPE_WORDS[domain]} {name}")
-        rows.append({
-            "id": f"mixedentities-{domain}-{len(rows):05d}",
-            "name": name,
-            "domain": domain,
-            "type": TYPE_WORDS[domain],
-            "prompt": prompt,
-            "template_id": template_id,
-            "source_name": source_name,
-        })
+        rows.append(
+            {
+                "id": f"mixedentities-{domain}-{len(rows):05d}",
+                "name": name,
+                "domain": domain,
+                "type": TYPE_WORDS[domain],
+                "prompt": prompt,
+                "template_id": template_id,
+                "source_name": source_name,
+            }
+        )
     report.accepted[domain] = len(rows)
     return rows
 
 
 def generate(
-    domains: list[str], n_per_domain: int, seed: int, taxonomy: Callable[[], Taxonomy],
-    medicines: Callable[[], MedicineNames], allow_shortfall: bool = False,
+    domains: list[str],
+    n_per_domain: int,
+    seed: int,
+    taxonomy: Callable[[], Taxonomy],
+    medicines: Callable[[], MedicineNames],
+    allow_shortfall: bool = False,
 ) -> tuple[list[dict], Report]:
     """All domains in the given order; sources are loaded only when a domain needs them."""
     report = Report(requested=n_per_domain)
     rows: list[dict] = []
     for domain in domains:
-        attempt = partial(mix_medicine, medicines()) if domain == "medicine" else partial(mix_species, taxonomy(), domain)
+        attempt = (
+            partial(mix_medicine, medicines()) if domain == "medicine" else partial(mix_species, taxonomy(), domain)
+        )
         rows.extend(generate_domain(domain, n_per_domain, attempt, seed, report))
     short = {d: report.accepted[d] for d in domains if report.accepted[d] < n_per_domain}
     if short and not allow_shortfall:
@@ -136,9 +144,19 @@ def parse_domains(text: str) -> list[str]:
 def add_arguments(parser) -> None:
     parser.add_argument("--n-per-domain", type=int, required=True, help="names per domain (paper: 2000)")
     parser.add_argument("--domains", default=",".join(DOMAINS), help=f"comma-separated subset of {','.join(DOMAINS)}")
-    parser.add_argument("--itis-db", type=Path, help="ITIS SQLite database (the paper's source); default: offline NCBI Taxonomy (taxoniq)")
-    parser.add_argument("--medicine-csv", type=Path, help="Kaggle 250k medicines CSV (the paper's source); default: drug-named-entity-recognition's dictionary")
-    parser.add_argument("--allow-shortfall", action="store_true", help="write a smaller set (reported in the card) instead of failing")
+    parser.add_argument(
+        "--itis-db",
+        type=Path,
+        help="ITIS SQLite database (the paper's source); default: offline NCBI Taxonomy (taxoniq)",
+    )
+    parser.add_argument(
+        "--medicine-csv",
+        type=Path,
+        help="Kaggle 250k medicines CSV (the paper's source); default: drug-named-entity-recognition's dictionary",
+    )
+    parser.add_argument(
+        "--allow-shortfall", action="store_true", help="write a smaller set (reported in the card) instead of failing"
+    )
 
 
 def run(args, client: None = None) -> tuple[list[dict], CardInfo]:
@@ -179,7 +197,9 @@ def card_for(domains: list[str], seed: int, report: Report, sources: list[str]) 
                 "of that length. A candidate that exists in the source (any case), is a word of a real name or a "
                 "brand stem (a real name's first words), or repeats an earlier one is rejected."
             ),
-            "Counts": f"Requested per domain: {report.requested}.\n\n| domain | kept | draws | rejected |\n|---|---|---|---|\n{counts}",
-            "Columns": "id, name, domain, type, prompt, template_id (0-9), source_name (the real name it was built from).",
+            "Counts": f"Requested per domain: {report.requested}.\n\n| domain | kept | draws | rejected "
+                f"|\n|---|---|---|---|\n{counts}",
+            "Columns": "id, name, domain, type, prompt, template_id (0-9), source_name (the real name it was "
+                "built from).",
         },
     )

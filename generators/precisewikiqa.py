@@ -81,23 +81,33 @@ class Report:
 
 
 def _question_messages(title: str, reference: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": (
-        f'Here is an excerpt from the Wikipedia article "{title}":\n\n{reference}\n\n'
-        f"Write ONE factual question about {title} that\n"
-        "- can be answered from this excerpt alone,\n"
-        "- is objective (no opinions),\n"
-        "- names its subject fully, so it makes sense without the excerpt,\n"
-        "- has a single short answer: a word, a name, a number, a date or a short phrase.\n"
-        "Reply with the question only."
-    )}]
+    return [
+        {
+            "role": "user",
+            "content": (
+                f'Here is an excerpt from the Wikipedia article "{title}":\n\n{reference}\n\n'
+                f"Write ONE factual question about {title} that\n"
+                "- can be answered from this excerpt alone,\n"
+                "- is objective (no opinions),\n"
+                "- names its subject fully, so it makes sense without the excerpt,\n"
+                "- has a single short answer: a word, a name, a number, a date or a short phrase.\n"
+                "Reply with the question only."
+            ),
+        }
+    ]
 
 
 def _answer_messages(reference: str, question: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": (
-        f"Reference text:\n{reference}\n\nQuestion: {question}\n\n"
-        "Using only the reference text, give the answer as a word or a short phrase and nothing else. "
-        "If the reference text does not answer the question, reply with the single word: unanswerable"
-    )}]
+    return [
+        {
+            "role": "user",
+            "content": (
+                f"Reference text:\n{reference}\n\nQuestion: {question}\n\n"
+                "Using only the reference text, give the answer as a word or a short phrase and nothing else. "
+                "If the reference text does not answer the question, reply with the single word: unanswerable"
+            ),
+        }
+    ]
 
 
 _PREFIX = re.compile(r"^\s*(?:\*\*)?(?:question|q|answer|a)\s*[:.)-]\s*(?:\*\*)?\s*", re.IGNORECASE)
@@ -119,7 +129,7 @@ def parse_question(text: str) -> str | None:
 
 def parse_answer(text: str) -> tuple[str | None, str | None]:
     """``(answer, None)`` or ``(None, rejection reason)`` following HalluLens' filters."""
-    lines = [l for l in text.strip().splitlines() if l.strip()]
+    lines = [line for line in text.strip().splitlines() if line.strip()]
     if not lines:
         return None, "empty_answer"
     answer = _PREFIX.sub("", re.sub(r"^\s*(?:\d+[.)]|[-*])\s+", "", lines[0])).strip().strip("*\"'` ")
@@ -218,18 +228,20 @@ def generate(
         report.accepted[b] = len(accepted[b])
         for cand in accepted[b]:
             report.kinds[cand.kind] += 1
-            rows.append({
-                "id": "pwqa-" + hashlib.sha1(f"{cand.article.title}\n{cand.question}".encode()).hexdigest()[:12],
-                "question": cand.question,
-                "answer": cand.answer,
-                "title": cand.article.title,
-                "reference": cand.reference,
-                "difficulty": cand.difficulty,
-                "h_score": cand.h_score,
-                "pageid": cand.article.pageid,
-                "revid": cand.article.revid,
-                "chunk_index": cand.chunk_index,
-            })
+            rows.append(
+                {
+                    "id": "pwqa-" + hashlib.sha1(f"{cand.article.title}\n{cand.question}".encode()).hexdigest()[:12],
+                    "question": cand.question,
+                    "answer": cand.answer,
+                    "title": cand.article.title,
+                    "reference": cand.reference,
+                    "difficulty": cand.difficulty,
+                    "h_score": cand.h_score,
+                    "pageid": cand.article.pageid,
+                    "revid": cand.article.revid,
+                    "chunk_index": cand.chunk_index,
+                }
+            )
     return rows, report, binning
 
 
@@ -305,8 +317,8 @@ _OFFLINE_METHOD = (
     "An **offline stand-in** for HalluLens' LLM-written questions, for machines without a capable LLM: each "
     "question is a template filled from the wording of its reference, so the set is easier than the paper's "
     "and its numbers are not comparable with HalluLens'. Templates: `title` (the lead's defining sentence "
-    "\"X is the ...\" asked back as \"What is the name of the ...?\", answer X), `year` (\"X was founded ... in "
-    "1850\" -> \"In what year was X founded ...?\"), `place` (\"X was born / is located in P\" -> \"Where ...?\"). "
+    '"X is the ..." asked back as "What is the name of the ...?", answer X), `year` ("X was founded ... in '
+    '1850" -> "In what year was X founded ...?"), `place` ("X was born / is located in P" -> "Where ...?"). '
     "Each answer is a span of the reference and each question passed the filters above. See docs/precisewikiqa.md "
     "for the method and a hand check."
 )
@@ -329,8 +341,14 @@ def _length_summary(references: list[str], settings: Settings) -> str:
 
 
 def card_for(
-    source: LoadedSource, source_option: str, settings: Settings, writer: str, report: Report,
-    binning: Binning | None, centrality: tuple[str, str] | None, rows: list[dict],
+    source: LoadedSource,
+    source_option: str,
+    settings: Settings,
+    writer: str,
+    report: Report,
+    binning: Binning | None,
+    centrality: tuple[str, str] | None,
+    rows: list[dict],
 ) -> CardInfo:
     """The dataset card: provenance, method, parameters, counts per bin and rejections."""
     label = lambda b: "unbinned" if b is None else str(b)
@@ -356,10 +374,13 @@ def card_for(
     if all(r["pageid"] is None for r in rows):
         ids = " `pageid` and `revid` are null: the source does not carry them" + (
             " (the offline Vital Articles summaries hold title, lead text, description and topic only)."
-            if offline_corpus else "."
+            if offline_corpus
+            else "."
         )
     generation = [
-        f"- question writer: {writer}", f"- seed: {settings.seed}", f"- requested: {settings.n}",
+        f"- question writer: {writer}",
+        f"- seed: {settings.seed}",
+        f"- requested: {settings.n}",
         f"- references: {_length_summary([r['reference'] for r in rows], settings)}",
     ]
     if writer != OFFLINE_WRITER:
@@ -409,13 +430,16 @@ def add_arguments(parser) -> None:
     parser.add_argument("--source", required=True, help=SOURCE_HELP)
     parser.add_argument("--n", type=int, required=True, help="questions in the set (split evenly over the bins)")
     parser.add_argument(
-        "--question-writer", choices=["llm", "offline"], default="llm",
+        "--question-writer",
+        choices=["llm", "offline"],
+        default="llm",
         help="'llm' (default, the paper's pipeline with --generator) or 'offline': template questions without an "
         "LLM, an easier stand-in for machines without one (docs/precisewikiqa.md)",
     )
     # An empty list tells generators.cli to open no client (the offline writer needs none).
     parser.add_argument(
-        "--generator", default=[],
+        "--generator",
+        default=[],
         help="backend spec of the question/answer generator (required with --question-writer llm)",
     )
     parser.add_argument("--wikirank-titles", help="WikiRank titles file (path or URL), e.g. enwiki-2024.titles")
@@ -441,7 +465,10 @@ def run(args, client: ModelClient | list) -> tuple[list[dict], CardInfo]:
         raise HallubenchError("--wikirank-titles and --wikirank-scores go together")
     centrality = (args.wikirank_titles, args.wikirank_scores) if args.wikirank_titles else None
     settings = Settings(
-        n=args.n, seed=args.seed, min_tokens=args.min_chunk_tokens, max_tokens=args.max_chunk_tokens,
+        n=args.n,
+        seed=args.seed,
+        min_tokens=args.min_chunk_tokens,
+        max_tokens=args.max_chunk_tokens,
         allow_shortfall=args.allow_shortfall,
     )
     source = load_articles(args.source)

@@ -3,8 +3,9 @@ registry, the lm-eval tasks, ``hallubench score``, reports and plots read from i
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 import datasets
 
@@ -79,6 +80,7 @@ class Benchmark:
     generator: str | None = None  # `hallubench generate NAME`; None = data comes from elsewhere
     evaluate_module: str | None = None
     judge_roles: tuple[str, ...] = ("judge",)  # --metadata keys naming judge specs
+    default_judge: str = "rule"  # the judge spec used when none is given (announced when it is the embedded rule)
     doc_columns: tuple[str, ...] = ()
     to_docs: Callable[[datasets.Dataset, Mapping[str, Any]], datasets.Dataset] | None = None
     read_official: Callable[[str | None], list[dict[str, Any]]] | None = None  # official files / download
@@ -112,8 +114,11 @@ class Benchmark:
         from hallu_metrics.stats import mean_of_counted
 
         return [
-            {"metric": m.name, "aggregation": mean_of_counted if m.conditional else "mean",
-             "higher_is_better": m.higher_is_better}
+            {
+                "metric": m.name,
+                "aggregation": mean_of_counted if m.conditional else "mean",
+                "higher_is_better": m.higher_is_better,
+            }
             for m in self.metrics
         ]
 
@@ -137,5 +142,12 @@ class Benchmark:
 
     def metric_kinds(self) -> dict[str, dict[str, Any]]:
         """What each metric is, for results files and report formatting."""
-        return {m.name: {"kind": m.kind, "scale": list(m.scale), "higher_is_better": m.higher_is_better,
-                         "description": m.description} for m in self.metrics}
+        return {
+            m.name: {
+                "kind": m.kind,
+                "scale": list(m.scale),
+                "higher_is_better": m.higher_is_better,
+                "description": m.description,
+            }
+            for m in self.metrics
+        }

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import datasets
 
-from hallubench.sources.halueval import read_records
 from hallu_metrics.contract import Benchmark, Breakdown, Metric
 from hallu_metrics.judges.judge_set import JudgeSet
+from hallubench.sources.halueval import read_records
 
 YES, NO = "Yes", "No"
 VARIANTS = ("standard", "knowledge", "cot", "contrast")
@@ -57,7 +58,8 @@ class TaskSpec:
     def variants(self) -> tuple[str, ...]:
         """Table 9: knowledge only where the prompt hides some; no contrast without a pair."""
         return tuple(
-            v for v in VARIANTS
+            v
+            for v in VARIANTS
             if not (v == "knowledge" and not self.knowledge_fields) and not (v == "contrast" and self.label_field)
         )
 
@@ -75,39 +77,53 @@ QA = TaskSpec(
             "comprehension",
             "The answer misreads what the question is asking about, so it answers a different question.",
             "Does the answer misread the context or the intention of the question?",
-            {"knowledge": "Budapest, the capital of Hungary, is divided by the Danube into Buda and Pest.",
-             "question": "Which river flows through the capital of Hungary?",
-             "right_answer": "The Danube", "hallucinated_answer": "Budapest"},
+            {
+                "knowledge": "Budapest, the capital of Hungary, is divided by the Danube into Buda and Pest.",
+                "question": "Which river flows through the capital of Hungary?",
+                "right_answer": "The Danube",
+                "hallucinated_answer": "Budapest",
+            },
         ),
         Pattern(
             "factuality",
             "The answer contradicts the facts; you may invent details that the knowledge does not contain.",
             "Does the answer contradict the facts, possibly with invented details?",
-            {"knowledge": _QA_KNOWLEDGE_EIFFEL, "question": "In which year did the Eiffel Tower open?",
-             "right_answer": "1889", "hallucinated_answer": "1901"},
+            {
+                "knowledge": _QA_KNOWLEDGE_EIFFEL,
+                "question": "In which year did the Eiffel Tower open?",
+                "right_answer": "1889",
+                "hallucinated_answer": "1901",
+            },
         ),
         Pattern(
             "specificity",
             "The answer is too vague or too detailed to match the level of detail the question asks for.",
             "Is the answer too general or too specific for what the question asks?",
-            {"knowledge": "Pierre Curie was a French physicist who shared the 1903 Nobel Prize in Physics.",
-             "question": "What was Pierre Curie's profession?",
-             "right_answer": "Physicist", "hallucinated_answer": "He worked in a field of study"},
+            {
+                "knowledge": "Pierre Curie was a French physicist who shared the 1903 Nobel Prize in Physics.",
+                "question": "What was Pierre Curie's profession?",
+                "right_answer": "Physicist",
+                "hallucinated_answer": "He worked in a field of study",
+            },
         ),
         Pattern(
             "inference",
             "The answer draws a wrong conclusion from the knowledge through faulty reasoning.",
             "Does the answer draw a conclusion that does not follow from the knowledge?",
-            {"knowledge": "Apple was founded in California. Microsoft was founded in New Mexico.",
-             "question": "Were Apple and Microsoft founded in the same country?",
-             "right_answer": "Both were founded in the United States",
-             "hallucinated_answer": "They were not, since New Mexico was outside the United States when Microsoft was founded"},
+            {
+                "knowledge": "Apple was founded in California. Microsoft was founded in New Mexico.",
+                "question": "Were Apple and Microsoft founded in the same country?",
+                "right_answer": "Both were founded in the United States",
+                "hallucinated_answer": "They were not, since New Mexico was outside the United States when "
+                    "Microsoft was founded",
+            },
         ),
     ),
 )
 
 _DIALOGUE_DEMO = {
-    "knowledge": "Inception is a 2010 film written and directed by Christopher Nolan. Christopher Nolan also directed Interstellar.",
+    "knowledge": "Inception is a 2010 film written and directed by Christopher Nolan. Christopher Nolan also "
+        "directed Interstellar.",
     "dialogue_history": "[Human]: I just watched Inception. Do you know who made it?",
     "right_response": "Christopher Nolan directed it; he also made Interstellar.",
 }
@@ -120,23 +136,36 @@ DIALOGUE = TaskSpec(
     hallucinated="hallucinated_response",
     role="response judge",
     patterns=(
-        Pattern("extrinsic-soft", "Swap a true entity for a closely similar one.",
-                "Was a true entity replaced by a closely similar entity?",
-                {**_DIALOGUE_DEMO, "hallucinated_response": "Denis Villeneuve directed it; he also made Interstellar."}),
-        Pattern("extrinsic-hard", "Swap a true entity for a clearly different one of the same kind.",
-                "Was a true entity replaced by a clearly different entity?",
-                {**_DIALOGUE_DEMO, "hallucinated_response": "Nora Ephron directed it; she also made Interstellar."}),
-        Pattern("extrinsic-grouped", "Swap a true entity for a different one of another entity type.",
-                "Was a true entity replaced by an entity of another type?",
-                {**_DIALOGUE_DEMO, "hallucinated_response": "Pixar Animation Studios directed it; it also made Interstellar."}),
+        Pattern(
+            "extrinsic-soft",
+            "Swap a true entity for a closely similar one.",
+            "Was a true entity replaced by a closely similar entity?",
+            {**_DIALOGUE_DEMO, "hallucinated_response": "Denis Villeneuve directed it; he also made Interstellar."},
+        ),
+        Pattern(
+            "extrinsic-hard",
+            "Swap a true entity for a clearly different one of the same kind.",
+            "Was a true entity replaced by a clearly different entity?",
+            {**_DIALOGUE_DEMO, "hallucinated_response": "Nora Ephron directed it; she also made Interstellar."},
+        ),
+        Pattern(
+            "extrinsic-grouped",
+            "Swap a true entity for a different one of another entity type.",
+            "Was a true entity replaced by an entity of another type?",
+            {
+                **_DIALOGUE_DEMO,
+                "hallucinated_response": "Pixar Animation Studios directed it; it also made Interstellar.",
+            },
+        ),
     ),
 )
 
 _SUMMARY_DEMO = {
     "document": "Harlow town council voted on Tuesday to close Westgate library in March, citing a budget gap of "
-                "200,000 pounds. About 300 residents had signed a petition against the closure. The council said "
-                "the library's books would move to the central library.",
-    "right_summary": "Harlow council has voted to close Westgate library in March to cover a budget gap, despite a residents' petition.",
+    "200,000 pounds. About 300 residents had signed a petition against the closure. The council said "
+    "the library's books would move to the central library.",
+    "right_summary": "Harlow council has voted to close Westgate library in March to cover a budget gap, "
+        "despite a residents' petition.",
 }
 SUMMARIZATION = TaskSpec(
     name="summarization",
@@ -147,15 +176,36 @@ SUMMARIZATION = TaskSpec(
     hallucinated="hallucinated_summary",
     role="summary judge",
     patterns=(
-        Pattern("factual", "Add information that may be true but cannot be inferred from the document.",
-                "Does the summary state something, perhaps true, that the document does not support?",
-                {**_SUMMARY_DEMO, "hallucinated_summary": "Harlow council in Essex has voted to close Westgate library, which opened in 1964, to cover a budget gap."}),
-        Pattern("non-factual", "Add invented, incorrect information that the document does not contain.",
-                "Does the summary contain invented, incorrect information?",
-                {**_SUMMARY_DEMO, "hallucinated_summary": "Harlow council has voted to close Westgate library after its lottery funding was withdrawn, despite a petition."}),
-        Pattern("intrinsic", "Contradict what the document says.",
-                "Does the summary contradict the document?",
-                {**_SUMMARY_DEMO, "hallucinated_summary": "Harlow council has voted to close the central library in March, despite a residents' petition."}),
+        Pattern(
+            "factual",
+            "Add information that may be true but cannot be inferred from the document.",
+            "Does the summary state something, perhaps true, that the document does not support?",
+            {
+                **_SUMMARY_DEMO,
+                "hallucinated_summary": "Harlow council in Essex has voted to close Westgate library, which "
+                    "opened in 1964, to cover a budget gap.",
+            },
+        ),
+        Pattern(
+            "non-factual",
+            "Add invented, incorrect information that the document does not contain.",
+            "Does the summary contain invented, incorrect information?",
+            {
+                **_SUMMARY_DEMO,
+                "hallucinated_summary": "Harlow council has voted to close Westgate library after its lottery "
+                    "funding was withdrawn, despite a petition.",
+            },
+        ),
+        Pattern(
+            "intrinsic",
+            "Contradict what the document says.",
+            "Does the summary contradict the document?",
+            {
+                **_SUMMARY_DEMO,
+                "hallucinated_summary": "Harlow council has voted to close the central library in March, "
+                    "despite a residents' petition.",
+            },
+        ),
     ),
 )
 
@@ -212,9 +262,11 @@ def extract_judgement(text: str) -> str | None:
 
 # ---------------------------------------------------------------- prompts
 
+
 def _fields(spec: TaskSpec, record: dict[str, Any], with_knowledge: bool) -> str:
     return "\n".join(
-        f"#{label}#: {record[field]}" for field, label in spec.context
+        f"#{label}#: {record[field]}"
+        for field, label in spec.context
         if with_knowledge or field not in spec.knowledge_fields
     )
 
@@ -227,7 +279,9 @@ def _judged_example(spec: TaskSpec, demo: dict[str, str], with_knowledge: bool) 
     )
 
 
-def recognition_prompt(spec: TaskSpec, record: dict[str, Any], candidate: str, variant: str, other: str | None = None) -> str:
+def recognition_prompt(
+    spec: TaskSpec, record: dict[str, Any], candidate: str, variant: str, other: str | None = None
+) -> str:
     """Instruction + patterns with demonstrations + the item, ending in ``#Your Judgement#:``."""
     with_knowledge = variant == "knowledge"
     unit = spec.unit
@@ -239,23 +293,31 @@ def recognition_prompt(spec: TaskSpec, record: dict[str, Any], candidate: str, v
     for pattern in spec.patterns:
         parts.append(f"Kind: {pattern.name}. {pattern.detect}\n\n{_judged_example(spec, pattern.demo, with_knowledge)}")
     if variant == "cot":
-        rule = (f"Think it through step by step in a few sentences, then finish with a last line of exactly "
-                f'"#Your Judgement#: Yes" if the {unit} is hallucinated or "#Your Judgement#: No" if it is not.')
+        rule = (
+            f"Think it through step by step in a few sentences, then finish with a last line of exactly "
+            f'"#Your Judgement#: Yes" if the {unit} is hallucinated or "#Your Judgement#: No" if it is not.'
+        )
     else:
         rule = f'Reply "Yes" if the {unit} is hallucinated and "No" if it is not. Your reply MUST be "Yes" or "No".'
     parts.append(rule)
     item = _fields(spec, record, with_knowledge)
     if other is not None:
         pair = sorted([candidate, other], key=lambda text: random.Random(f"contrast:{text}").random())
-        item += f"\nTwo candidate {unit}s were written for this input:\n1. {pair[0]}\n2. {pair[1]}\nJudge this one of them."
+        item += (
+            f"\nTwo candidate {unit}s were written for this input:\n1. {pair[0]}\n2. {pair[1]}\nJudge this one of them."
+        )
     parts.append(f"{item}\n#{unit.capitalize()}#: {candidate}\n#Your Judgement#:")
     return "\n\n".join(parts)
 
 
 # ---------------------------------------------------------------- items
 
+
 def build_items(
-    task: str, records: Iterable[dict[str, Any]], variant: str = "standard", pairing: str = "draw",
+    task: str,
+    records: Iterable[dict[str, Any]],
+    variant: str = "standard",
+    pairing: str = "draw",
     seed: int = DRAW_SEED,
 ) -> list[dict[str, Any]]:
     """Judged items. Pair records (qa/dialogue/summarization): with ``pairing="draw"`` (the paper's
@@ -273,13 +335,17 @@ def build_items(
         if pairing == "draw" and len(judged) == 2:
             judged = [judged[random.Random(f"{seed}:{task}:{index}").random() < 0.5]]
         for label, candidate, other in judged:
-            items.append({
-                "id": f"{task}-{index}-{label.lower()}",
-                "label": label,
-                "candidate": candidate,
-                "pattern": str(record.get("pattern") or ""),
-                "prompt": recognition_prompt(spec, record, candidate, variant, other if variant == "contrast" else None),
-            })
+            items.append(
+                {
+                    "id": f"{task}-{index}-{label.lower()}",
+                    "label": label,
+                    "candidate": candidate,
+                    "pattern": str(record.get("pattern") or ""),
+                    "prompt": recognition_prompt(
+                        spec, record, candidate, variant, other if variant == "contrast" else None
+                    ),
+                }
+            )
     return items
 
 
@@ -296,11 +362,16 @@ def _judged(spec: TaskSpec, record: dict[str, Any]) -> list[tuple[str, str, str]
 
 # ---------------------------------------------------------------- metrics
 
+
 def read_reply(response: str, doc: dict) -> dict[str, Any]:
     """The judged record of one reply: read with the official and the lenient rule."""
     official, lenient = extract_official(response), extract_judgement(response)
-    return {"response": response, "prediction": official, "prediction_lenient": lenient,
-            "outcome": "invalid" if official is None else ("correct" if official == doc["label"] else "wrong")}
+    return {
+        "response": response,
+        "prediction": official,
+        "prediction_lenient": lenient,
+        "outcome": "invalid" if official is None else ("correct" if official == doc["label"] else "wrong"),
+    }
 
 
 async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:
@@ -325,8 +396,11 @@ def items_of(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dat
     """lm-eval docs from a HaluEval set's rows (``dataset_kwargs``: halueval_task, halueval_variant,
     halueval_pairing, halueval_seed)."""
     items = build_items(
-        options["halueval_task"], rows.to_list(), options.get("halueval_variant", "standard"),
-        options.get("halueval_pairing", "draw"), int(options.get("halueval_seed", DRAW_SEED)),
+        options["halueval_task"],
+        rows.to_list(),
+        options.get("halueval_variant", "standard"),
+        options.get("halueval_pairing", "draw"),
+        int(options.get("halueval_seed", DRAW_SEED)),
     )
     return datasets.Dataset.from_list(items)
 
@@ -352,10 +426,15 @@ def _benchmark(spec: TaskSpec) -> Benchmark:
         metrics=_METRICS,
         judge_item=judge_item,
         sample_metrics=sample_metrics,
-        breakdowns=(Breakdown("label", "category", "gold label"), Breakdown("pattern", "category", "pattern",
-                                                                             lambda d: d.get("pattern") or None)),
-        tasks=(name, *(f"{name}_{v}" for v in spec.variants() if v != "standard"),
-               *((f"{name}_paired",) if not spec.label_field else ())),
+        breakdowns=(
+            Breakdown("label", "category", "gold label"),
+            Breakdown("pattern", "category", "pattern", lambda d: d.get("pattern") or None),
+        ),
+        tasks=(
+            name,
+            *(f"{name}_{v}" for v in spec.variants() if v != "standard"),
+            *((f"{name}_paired",) if not spec.label_field else ()),
+        ),
         generator=None if spec.label_field else "halueval",
         evaluate_module="halueval_recognition",
         judge_roles=(),

@@ -19,7 +19,7 @@ import datasets
 
 from hallu_metrics.contract import Benchmark, Metric
 from hallu_metrics.faithfulness import RUBRIC
-from hallu_metrics.judges import DEFAULT_JUDGE, JudgeSet, judge_kind
+from hallu_metrics.judges import JudgeSet, judge_kind
 from hallu_metrics.judges.base import Check
 from hallu_metrics.scorers import FLAN_T5_BASE_ID, FLAN_T5_BASE_REVISION, HHEM_2_1_REVISION, HHEM_MODEL_ID
 from hallubench.errors import HallubenchError
@@ -31,7 +31,6 @@ MIN_WORDS = 5  # leaderboard: a valid summary has at least 5 (whitespace-separat
 # HHEM-2.1-Open reads the whole (document, summary) pair, as its own predict() does: no sliding window; 2048
 # tokens holds every leaderboard document (T5's relative positions need no fixed length).
 DEFAULT_SCORER_SPEC = f"hhem:model={HHEM_MODEL_ID},kind=hhem-2.1,window=truncate,max_length=2048"
-DEFAULT_ROLE = "judge_default_hhem"  # the role the default scorer is built under when no judge is given
 LEADERBOARD_REPO = "vectara/leaderboard_results"  # Hub dataset with every model's leaderboard summaries
 LEADERBOARD_FILE = "leaderboard_summaries.csv"  # columns include source, summary, model
 LOCAL_FILES = (LEADERBOARD_FILE, "source_documents.jsonl")
@@ -90,14 +89,6 @@ CONSISTENCY = Check(name="summary_consistency", pair=lambda item: (item["referen
                     rule=_no_rule)
 
 
-def consistency_judge(judges: JudgeSet):
-    """The judge scoring summaries: the run's judge, or HHEM-2.1-Open when none was given (``rule``)."""
-    if judges.specs.get("judge") == DEFAULT_JUDGE:
-        judges.specs.setdefault(DEFAULT_ROLE, DEFAULT_SCORER_SPEC)
-        return judges.get(DEFAULT_ROLE)
-    return judges.get("judge")
-
-
 def summary_record(response: str, score: float | None) -> dict[str, Any]:
     """The judged record of one summary: validity, P(consistent) (None: invalid or unscored) and the outcome."""
     valid = is_valid_summary(response)
@@ -113,7 +104,7 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
     (score - 1) / 4: scores 1-2 (misleading errors) fall below 0.5."""
     if not is_valid_summary(response):
         return summary_record(response, None)
-    judge = consistency_judge(judges)
+    judge = judges.get("judge")
     item = {"reference": doc["source"], "hypothesis": response}
     if judge_kind(judge.spec) in ("hhem", "nli", "rule"):
         verdict = await judge.ask(CONSISTENCY, item)
@@ -141,7 +132,7 @@ def check_scorer(options: Mapping[str, Any]) -> None:
     """Fail before the model runs when no judge is given and HHEM-2.1-Open's weights cannot be had."""
     task = str(options.get("task") or NAME)
     spec, _ = task_setting(options, "judge", task)
-    if spec in (None, DEFAULT_JUDGE) and not default_scorer_available():
+    if spec in (None, DEFAULT_SCORER_SPEC) and not default_scorer_available():
         raise HallubenchError(
             f"{task}: HHEM-2.1-Open ({HHEM_MODEL_ID}) is not in the local Hugging Face cache and the Hub is offline; "
             "pass judge=hhem:model=FOLDER,foundation=FOLDER, another classifier or an LLM judge spec"
@@ -209,6 +200,7 @@ BENCHMARK = Benchmark(
     headline=("hallucination_rate", "factual_consistency_rate", "answer_rate", "average_summary_length"),
     generator=None,
     evaluate_module=NAME,
+    default_judge=DEFAULT_SCORER_SPEC,
     read_official=read_official,
     outcomes=("consistent", "hallucinated", "invalid", "unscored"),
 )

@@ -7,20 +7,23 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from tqdm.auto import tqdm
 
-from hallubench.backends.aio import run_sync
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.judges.judge_set import JudgeSet
+from hallubench.backends.aio import run_sync
 
 
-async def judge_all(benchmark: Benchmark, responses: Sequence[str], docs: Sequence[dict], judges: JudgeSet,
-                    desc: str = "") -> list[dict[str, Any]]:
+async def judge_all(
+    benchmark: Benchmark, responses: Sequence[str], docs: Sequence[dict], judges: JudgeSet, desc: str = ""
+) -> list[dict[str, Any]]:
     """All items' chains concurrently; records in input order."""
-    with tqdm(total=len(docs), desc=desc or f"judge {benchmark.name}", unit="item", file=sys.stderr,
-              dynamic_ncols=True) as bar:
+    with tqdm(
+        total=len(docs), desc=desc or f"judge {benchmark.name}", unit="item", file=sys.stderr, dynamic_ncols=True
+    ) as bar:
 
         async def one(doc: dict, response: str) -> dict[str, Any]:
             record = await benchmark.judge_item(doc, response, judges)
@@ -30,8 +33,9 @@ async def judge_all(benchmark: Benchmark, responses: Sequence[str], docs: Sequen
         return list(await asyncio.gather(*(one(d, r) for d, r in zip(docs, responses))))
 
 
-def judge_responses(benchmark: Benchmark, responses: Sequence[str], docs: Sequence[dict], judges: JudgeSet,
-                    desc: str = "") -> list[dict[str, Any]]:
+def judge_responses(
+    benchmark: Benchmark, responses: Sequence[str], docs: Sequence[dict], judges: JudgeSet, desc: str = ""
+) -> list[dict[str, Any]]:
     """Synchronous entry point of :func:`judge_all` (lm-eval filters, ``hallubench score``)."""
     if len(responses) != len(docs):
         raise ValueError(f"{len(responses)} responses for {len(docs)} docs")

@@ -14,8 +14,8 @@ from hallu_metrics import (
     simpleqa,
     wildhallucinations,
 )
-from hallu_metrics.faithfulness import benchmark as faithfulness
 from hallu_metrics.contract import Benchmark
+from hallu_metrics.faithfulness import benchmark as faithfulness
 from hallubench.errors import HallubenchError
 
 BENCHMARKS: dict[str, Benchmark] = {

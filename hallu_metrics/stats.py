@@ -4,7 +4,8 @@ breakdown rows. One result shape for all benchmarks (see docs/results.md)."""
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 Value = float | None  # a per-sample metric value; None = this sample does not count for the metric
 

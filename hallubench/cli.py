@@ -48,18 +48,20 @@ def run_lm_eval(lm_eval_args: list[str]) -> int:
 
 
 def _judge_specs(args: argparse.Namespace) -> dict[str, str]:
-    specs = {"judge": args.judge}
+    from hallu_metrics.registry import benchmark_for_task
+
+    specs = {"judge": args.judge or benchmark_for_task(args.task).default_judge}
     specs.update({role: value for role, value in (args.judge_role or [])})
     return specs
 
 
 def _score(args: argparse.Namespace) -> int:
+    from hallu_metrics.judges import judge_kind
+    from hallu_metrics.registry import benchmark_for_task
     from hallubench import report
     from hallubench.dataset_samples import write_dataset_samples
     from hallubench.outputs import check_output_file, replaced_atomically
     from hallubench.scoring import score, write_json_atomic
-    from hallu_metrics.judges import judge_kind
-    from hallu_metrics.registry import benchmark_for_task
 
     benchmark = benchmark_for_task(args.task)
     check_output_file(args.out, "--out")
@@ -124,31 +126,61 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hallubench", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     add_parsers(sub)
-    sub.add_parser("tasks-path", help="print the folder to pass to lm_eval --include_path").set_defaults(handler=_tasks_path)
-    sub.add_parser("model-args", help="print lm_eval --model_args for the embedded SmolLM2-135M-Instruct").set_defaults(handler=_model_args)
+    sub.add_parser("tasks-path", help="print the folder to pass to lm_eval --include_path").set_defaults(
+        handler=_tasks_path
+    )
+    sub.add_parser("model-args", help="print lm_eval --model_args for the embedded SmolLM2-135M-Instruct").set_defaults(
+        handler=_model_args
+    )
     sub.add_parser("eval", help="lm_eval with hallubench's tasks included (all arguments pass through)", add_help=False)
-    score = sub.add_parser("score", help="judge saved lm-eval samples without re-running the model",
-                           description="Judge saved lm-eval samples and write RESULT.json (docs/results.md).")
-    score.add_argument("--task", required=True, choices=sorted(TASKS), metavar="TASK",
-                       help="the lm-eval task the samples belong to: " + ", ".join(sorted(TASKS)))
+    score = sub.add_parser(
+        "score",
+        help="judge saved lm-eval samples without re-running the model",
+        description="Judge saved lm-eval samples and write RESULT.json (docs/results.md).",
+    )
+    score.add_argument(
+        "--task",
+        required=True,
+        choices=sorted(TASKS),
+        metavar="TASK",
+        help="the lm-eval task the samples belong to: " + ", ".join(sorted(TASKS)),
+    )
     given = score.add_mutually_exclusive_group(required=True)
     given.add_argument("--samples", help="lm-eval samples_<task>_*.jsonl")
-    given.add_argument("--dataset", help="a test set instead of samples, every response empty: for tasks whose "
-                                         "judge scores the doc itself (faithfulness_hhem, faithfulness_baseline)")
-    score.add_argument("--judge", default=DEFAULT_JUDGE,
-                       help=f"judge spec: rule, openai:..., hf:..., smollm2, hhem:..., nli:... (default {DEFAULT_JUDGE!r})")
-    score.add_argument("--judge-role", type=_role, action="append", metavar="judge_ROLE=SPEC",
-                       help="a judge for one role of a multi-step benchmark (e.g. judge_claims=SPEC)")
-    score.add_argument("--retry-unparseable", action="store_true",
-                       help="re-ask judge replies that were cached but could not be read")
-    score.add_argument("--knowledge", type=Path,
-                       help="knowledge store for long-form evidence (LongWiki; default $HALLUBENCH_KNOWLEDGE)")
+    given.add_argument(
+        "--dataset",
+        help="a test set instead of samples, every response empty: for tasks whose "
+        "judge scores the doc itself (faithfulness_hhem, faithfulness_baseline)",
+    )
+    score.add_argument(
+        "--judge",
+        help="judge spec: rule, openai:..., hf:..., smollm2, hhem:..., nli:... (default: the task's default judge, "
+        f"{DEFAULT_JUDGE!r} for most tasks)",
+    )
+    score.add_argument(
+        "--judge-role",
+        type=_role,
+        action="append",
+        metavar="judge_ROLE=SPEC",
+        help="a judge for one role of a multi-step benchmark (e.g. judge_claims=SPEC)",
+    )
+    score.add_argument(
+        "--retry-unparseable", action="store_true", help="re-ask judge replies that were cached but could not be read"
+    )
+    score.add_argument(
+        "--knowledge",
+        type=Path,
+        help="knowledge store for long-form evidence (LongWiki; default $HALLUBENCH_KNOWLEDGE)",
+    )
     score.add_argument("--model", help="name of the model under test, for tables and plots")
     score.add_argument("--out", required=True, help="RESULT.json to write")
     score.add_argument("--plot", help="also draw the breakdowns to this PNG")
     score.set_defaults(handler=_score)
-    compare = sub.add_parser("report", help="compare models: one table per benchmark (markdown + CSV) and plots",
-                             description="Tables and comparison plots from RESULT.json / lm-eval results files.")
+    compare = sub.add_parser(
+        "report",
+        help="compare models: one table per benchmark (markdown + CSV) and plots",
+        description="Tables and comparison plots from RESULT.json / lm-eval results files.",
+    )
     compare.add_argument("results", nargs="+", help="hallubench score RESULT.json files or lm-eval results_*.json")
     compare.add_argument("--out", help="folder for report.md, report.csv and one PNG per task and breakdown")
     compare.set_defaults(handler=_report)

@@ -13,10 +13,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from hallubench.errors import HallubenchError
-from hallubench.report import fmt, unit
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.registry import TASKS
+from hallubench.errors import HallubenchError
+from hallubench.report import fmt, unit
 
 Row = dict[str, Any]  # one model's result on one task, in the shared result shape
 
@@ -35,8 +35,14 @@ def _from_lm_eval(data: dict, path: Path) -> list[Row]:
     for task, values in data.get("results", {}).items():
         if task not in TASKS:
             continue
-        row: Row = {"task": task, "model": model, "n": data.get("n-samples", {}).get(task, {}).get("effective"),
-                    "stderr": {}, "breakdowns": {}, "source": str(path)}
+        row: Row = {
+            "task": task,
+            "model": model,
+            "n": data.get("n-samples", {}).get(task, {}).get("effective"),
+            "stderr": {},
+            "breakdowns": {},
+            "source": str(path),
+        }
         for key, value in values.items():
             name, _, _filter = key.partition(",")
             if name.endswith("_stderr"):
@@ -78,15 +84,27 @@ def tables(rows: list[Row]) -> tuple[str, str]:
     for task in sorted(by_task):
         benchmark = TASKS[task]
         metrics = [benchmark.metric(m) for m in benchmark.headline_metrics]
-        lines = [f"### {task} ({benchmark.paper})", "",
-                 "| model | n | " + " | ".join(f"{m.name} ({unit(m)})" for m in metrics) + " |",
-                 "|---|---:|" + "---:|" * len(metrics)]
+        lines = [
+            f"### {task} ({benchmark.paper})",
+            "",
+            "| model | n | " + " | ".join(f"{m.name} ({unit(m)})" for m in metrics) + " |",
+            "|---|---:|" + "---:|" * len(metrics),
+        ]
         for row in sorted(by_task[task], key=lambda r: str(r["model"])):
             cells = [fmt(m, row.get(m.name), row.get("stderr", {}).get(m.name)) for m in metrics]
             lines.append(f"| {row['model']} | {row.get('n', '')} | " + " | ".join(cells) + " |")
             for m in metrics:
-                writer.writerow([task, row["model"], row.get("n", ""), m.name, row.get(m.name),
-                                 row.get("stderr", {}).get(m.name), unit(m)])
+                writer.writerow(
+                    [
+                        task,
+                        row["model"],
+                        row.get("n", ""),
+                        m.name,
+                        row.get(m.name),
+                        row.get("stderr", {}).get(m.name),
+                        unit(m),
+                    ]
+                )
         parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n", buffer.getvalue()
 
@@ -100,28 +118,46 @@ def _comparison_plot(task: str, benchmark: Benchmark, rows: list[Row], key: str,
     breakdown = next(b for b in benchmark.breakdowns if b.key == key)
     metrics = [benchmark.metric(m) for m in benchmark.headline_metrics if benchmark.metric(m).kind == "rate"][:3]
     metrics = metrics or [benchmark.metric(benchmark.headline_metrics[0])]
-    values = sorted({str(r["value"]) for row in rows for r in row["breakdowns"][key]},
-                    key=lambda v: (not v.replace(".", "", 1).lstrip("-").isdigit(), float(v) if v.replace(".", "", 1)
-                                   .lstrip("-").isdigit() else 0.0, v))
-    fig, axes = plt.subplots(len(metrics), 1, figsize=(max(7.0, 0.8 * len(values) + 3), 3.4 * len(metrics)),
-                             squeeze=False)
+    values = sorted(
+        {str(r["value"]) for row in rows for r in row["breakdowns"][key]},
+        key=lambda v: (
+            not v.replace(".", "", 1).lstrip("-").isdigit(),
+            float(v) if v.replace(".", "", 1).lstrip("-").isdigit() else 0.0,
+            v,
+        ),
+    )
+    fig, axes = plt.subplots(
+        len(metrics), 1, figsize=(max(7.0, 0.8 * len(values) + 3), 3.4 * len(metrics)), squeeze=False
+    )
     width = 0.8 / len(rows)
     for ax, metric in zip(axes[:, 0], metrics):
         factor = 100.0 if metric.kind == "rate" else 1.0
         for k, row in enumerate(rows):
             by_value = {str(r["value"]): r for r in row["breakdowns"][key]}
-            ys = [factor * by_value[v][metric.name] if v in by_value and by_value[v].get(metric.name) is not None
-                  else float("nan") for v in values]
-            errs = [factor * (by_value[v].get("stderr", {}).get(metric.name) or 0.0) if v in by_value else 0.0
-                    for v in values]
-            xs = [i + (k - (len(rows) - 1) / 2) * (width if breakdown.kind == "category" else 0.06)
-                  for i in range(len(values))]
+            ys = [
+                factor * by_value[v][metric.name]
+                if v in by_value and by_value[v].get(metric.name) is not None
+                else float("nan")
+                for v in values
+            ]
+            errs = [
+                factor * (by_value[v].get("stderr", {}).get(metric.name) or 0.0) if v in by_value else 0.0
+                for v in values
+            ]
+            xs = [
+                i + (k - (len(rows) - 1) / 2) * (width if breakdown.kind == "category" else 0.06)
+                for i in range(len(values))
+            ]
             if breakdown.kind == "ordered":
                 ax.errorbar(xs, ys, yerr=errs, marker="o", capsize=3, label=str(row["model"]))
             else:
                 ax.bar(xs, ys, width, yerr=errs, capsize=3, label=str(row["model"]))
-        ax.set_xticks(range(len(values)), values, rotation=0 if breakdown.kind == "ordered" else 30,
-                      ha="center" if breakdown.kind == "ordered" else "right")
+        ax.set_xticks(
+            range(len(values)),
+            values,
+            rotation=0 if breakdown.kind == "ordered" else 30,
+            ha="center" if breakdown.kind == "ordered" else "right",
+        )
         ax.set_xlabel(breakdown.label)
         ax.set_ylabel(f"{metric.name} ({unit(metric)})")
         ax.legend(fontsize=8)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from hallubench.errors import HallubenchError
 

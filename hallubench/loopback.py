@@ -11,8 +11,8 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
 
 class _Server(ThreadingHTTPServer):
@@ -22,7 +22,13 @@ class _Server(ThreadingHTTPServer):
 class LoopbackChatServer:
     """Serves ``POST /v1/chat/completions`` until ``close()``; counts requests."""
 
-    def __init__(self, reply: Callable[[list[dict]], str], latency: float | Callable[[list[dict]], float] = 0.0, faults: list[str] | None = None, hang_seconds: float = 5.0):
+    def __init__(
+        self,
+        reply: Callable[[list[dict]], str],
+        latency: float | Callable[[list[dict]], float] = 0.0,
+        faults: list[str] | None = None,
+        hang_seconds: float = 5.0,
+    ):
         self.reply, self.latency, self.hang_seconds = reply, latency, hang_seconds
         self.faults = deque(faults or [])
         self.requests: list[dict] = []
@@ -77,7 +83,7 @@ class LoopbackChatServer:
         self._server.shutdown()
         self._server.server_close()
 
-    def __enter__(self) -> "LoopbackChatServer":
+    def __enter__(self) -> LoopbackChatServer:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -3,8 +3,9 @@ each metric is (rates in percent, scores on their own scale, counts as counts)."
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from hallu_metrics.contract import Benchmark, Metric
 
@@ -57,14 +58,19 @@ def _panel(ax, rows: Sequence[Mapping[str, Any]], metrics: Sequence[Metric], ord
         offset = (k - (len(metrics) - 1) / 2) * (width if not ordered else 0.08)
         xs = [x + offset for x in positions]
         values = [float("nan") if r.get(metric.name) is None else factor * r[metric.name] for r in rows]
-        errors = [0.0 if r.get("stderr", {}).get(metric.name) is None else factor * r["stderr"][metric.name]
-                  for r in rows]
+        errors = [
+            0.0 if r.get("stderr", {}).get(metric.name) is None else factor * r["stderr"][metric.name] for r in rows
+        ]
         if ordered:
             ax.errorbar(xs, values, yerr=errors, marker="o", capsize=3, label=metric.name)
         else:
             ax.bar(xs, values, width, yerr=errors, capsize=3, label=metric.name)
-    ax.set_xticks(positions, [f"{r['value']}\n(n={r['n']})" for r in rows], rotation=0 if ordered else 30,
-                  ha="center" if ordered else "right")
+    ax.set_xticks(
+        positions,
+        [f"{r['value']}\n(n={r['n']})" for r in rows],
+        rotation=0 if ordered else 30,
+        ha="center" if ordered else "right",
+    )
     low, high = metrics[0].scale
     ax.set_ylim(factor * low, factor * high * (1.05 if metrics[0].kind != "count" else 1.0))
     if metrics[0].kind == "count":
@@ -74,8 +80,13 @@ def _panel(ax, rows: Sequence[Mapping[str, Any]], metrics: Sequence[Metric], ord
     ax.legend(fontsize=8, loc="best")
 
 
-def plot(result: Mapping[str, Any], benchmark: Benchmark, path: Path, metric_names: Sequence[str] | None = None,
-         model: str | None = None) -> None:
+def plot(
+    result: Mapping[str, Any],
+    benchmark: Benchmark,
+    path: Path,
+    metric_names: Sequence[str] | None = None,
+    model: str | None = None,
+) -> None:
     """One panel per breakdown (rows) and metric kind (columns); the title names task, model and judge."""
     import matplotlib
 
@@ -90,14 +101,17 @@ def plot(result: Mapping[str, Any], benchmark: Benchmark, path: Path, metric_nam
     else:
         breakdowns_rows = [(b.label, result["breakdowns"][b.key], b.kind == "ordered") for b in breakdowns]
     width = max(7.0, 0.9 * max(len(rows) for _, rows, _ in breakdowns_rows) + 3)
-    fig, axes = plt.subplots(len(breakdowns_rows), len(kinds), figsize=(width * len(kinds), 3.8 * len(breakdowns_rows)),
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        len(breakdowns_rows), len(kinds), figsize=(width * len(kinds), 3.8 * len(breakdowns_rows)), squeeze=False
+    )
     for i, (label, rows, ordered) in enumerate(breakdowns_rows):
         for j, kind in enumerate(kinds):
             _panel(axes[i][j], rows, [m for m in metrics if m.kind == kind], ordered)
             axes[i][j].set_xlabel(label)
     judges = ", ".join(f"{role}={spec}" for role, spec in result.get("judges", {}).items()) or "none"
-    fig.suptitle(f"{result['task']} | model: {model or result.get('model') or 'unknown'} | judge: {judges}", fontsize=10)
+    fig.suptitle(
+        f"{result['task']} | model: {model or result.get('model') or 'unknown'} | judge: {judges}", fontsize=10
+    )
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)

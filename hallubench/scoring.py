@@ -6,16 +6,17 @@ from __future__ import annotations
 import inspect
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from hallubench.errors import HallubenchError
-from hallubench.outputs import write_text_atomic
-from hallubench.provenance import prompts_hash, software
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.judges import JudgeSet, failed_verdicts
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import benchmark_for_task
+from hallubench.errors import HallubenchError
+from hallubench.outputs import write_text_atomic
+from hallubench.provenance import prompts_hash, software
 
 RESULT_SCHEMA_VERSION = 2
 
@@ -72,8 +73,13 @@ def write_json_atomic(path: Path, payload: Any) -> None:
     write_text_atomic(path, json.dumps(_json_safe(payload), indent=2, ensure_ascii=False) + "\n")
 
 
-def score(task: str, samples: Path, judge_specs: Mapping[str, str], retry_unparseable: bool = False,
-          settings: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], list[dict]]:
+def score(
+    task: str,
+    samples: Path,
+    judge_specs: Mapping[str, str],
+    retry_unparseable: bool = False,
+    settings: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, Any], list[dict]]:
     """Judge every sample (failed verdicts stay unjudged and are counted in ``judge_failed``); ``settings``
     reach the judging chain (e.g. ``knowledge``: LongWiki's evidence store)."""
     benchmark = benchmark_for_task(task)

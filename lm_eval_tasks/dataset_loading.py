@@ -15,10 +15,10 @@ from typing import Any
 
 import datasets
 
-from hallubench.errors import HallubenchError
-from hallubench.sources.json_records import read_json_records
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.registry import benchmark_for_task
+from hallubench.errors import HallubenchError
+from hallubench.sources.json_records import read_json_records
 from lm_eval_tasks.settings import task_setting
 
 _TABLE_BUILDERS = {".parquet": "parquet", ".csv": "csv"}
@@ -35,13 +35,17 @@ def _from_location(benchmark: Benchmark, location: str, source: str, revision: s
     elif path.is_dir() and benchmark.read_official is not None:
         return datasets.Dataset.from_list(benchmark.read_official(str(path)))
     elif path.is_dir():
-        raise HallubenchError(f"{location!r} (from {source}) is a folder but not a saved dataset (no dataset_dict.json)")
+        raise HallubenchError(
+            f"{location!r} (from {source}) is a folder but not a saved dataset (no dataset_dict.json)"
+        )
     elif path.is_file() and path.suffix in (".json", ".jsonl"):
         return datasets.Dataset.from_list(read_json_records(path))
     elif path.is_file() and path.suffix in _TABLE_BUILDERS:
         loaded = datasets.load_dataset(_TABLE_BUILDERS[path.suffix], data_files=str(path), split="train")
     elif path.is_file():
-        raise HallubenchError(f"{location!r} (from {source}): unsupported file type (use .jsonl, .json, .parquet, .csv)")
+        raise HallubenchError(
+            f"{location!r} (from {source}): unsupported file type (use .jsonl, .json, .parquet, .csv)"
+        )
     elif location.count("/") == 1 and not location.startswith((".", "/", "~")):
         loaded = datasets.load_dataset(location, revision=revision)
     else:

@@ -15,11 +15,11 @@ from lm_eval.api.filter import Filter, FilterEnsemble
 from lm_eval.api.task import ConfigurableTask
 from lm_eval.filters.selection import TakeFirstFilter
 
-from hallubench.provenance import dataset_fingerprint
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.judges import DEFAULT_JUDGE, JudgeSet, failed_verdicts, judge_kind
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import benchmark_for_task
+from hallubench.provenance import dataset_fingerprint
 from lm_eval_tasks.settings import task_setting
 
 FILTER_NAME = "judged"
@@ -63,8 +63,9 @@ def judge_specs(benchmark: Benchmark, metadata: dict[str, Any], task: str) -> di
             judge_kind(spec)  # fail fast on a bad spec, before the model runs
             specs[role] = spec
     if benchmark.judge_roles and "judge" not in specs:
-        print(f"[hallubench] {task}: no judge given (--metadata judge=SPEC); judge: {EMBEDDED_NOTE}", file=sys.stderr)
-        specs["judge"] = DEFAULT_JUDGE
+        note = EMBEDDED_NOTE if benchmark.default_judge == DEFAULT_JUDGE else benchmark.default_judge
+        print(f"[hallubench] {task}: no judge given (--metadata judge=SPEC); judge: {note}", file=sys.stderr)
+        specs["judge"] = benchmark.default_judge
     return specs or {"judge": "none"}
 
 
@@ -105,4 +106,3 @@ class JudgedTask(ConfigurableTask):
         }
         judge_filter = JudgeFilter(benchmark, specs, config["task"], settings=metadata)
         self._filters = [FilterEnsemble(name=FILTER_NAME, filters=[TakeFirstFilter, lambda: judge_filter])]
-

@@ -8,7 +8,8 @@ For a run of several hallubench tasks, ``dataset_<task>`` / ``judge_<task>`` ove
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 
 def task_setting(metadata: Mapping[str, Any], key: str, task: str) -> tuple[str | None, str]:

@@ -44,8 +44,8 @@ def make_inputs(work: Path) -> None:
     (work / "truncated.sqlite").write_bytes(database)
     doc = {"id": "a", "question": "Q?", "answer": "Paris", "title": "T", "reference": "r", "difficulty": 0}
     (work / "samples_latin1.jsonl").write_bytes(b'{"doc": {"question": "Caf\xe9?"}, "resps": [["x"]]}\n')
-    (work / "samples_null.jsonl").write_text('{"doc": %s, "resps": [["x"]]}\n' % json.dumps({**doc, "answer": None}))
-    (work / "samples_ok.jsonl").write_text('{"doc": %s, "resps": [["Paris."]]}\n' % json.dumps(doc))
+    (work / "samples_null.jsonl").write_text(json.dumps({"doc": {**doc, "answer": None}, "resps": [["x"]]}) + "\n")
+    (work / "samples_ok.jsonl").write_text(json.dumps({"doc": doc, "resps": [["Paris."]]}) + "\n")
 
 
 CASES = [
@@ -69,16 +69,36 @@ CASES = [
     spec_row("hf:pretrained=x,trust_remote_code=true", "set HALLUBENCH_ALLOW_REMOTE_CODE=1"),
     spec_row("hf:pretrained=x,trust_remote_code=maybe", "trust_remote_code must be true or false"),
     # cache files
-    pytest.param([*GENERATE, "--generator", OPENAI, "--cache", "garbage.sqlite"], 2,
-                 "cannot open cache garbage.sqlite: file is not a database", id="cache-garbage"),
-    pytest.param([*GENERATE, "--generator", OPENAI, "--cache", "truncated.sqlite"], 2,
-                 "cannot open cache truncated.sqlite", id="cache-truncated"),
-    pytest.param([*GENERATE, "--generator", OPENAI, "--cache", "folder.sqlite"], 2,
-                 "cache folder.sqlite is a folder", id="cache-folder"),
-    pytest.param([*GENERATE, "--generator", OPENAI, "--cache", "notes.txt/calls.sqlite"], 2,
-                 "cannot open cache notes.txt/calls.sqlite", id="cache-below-a-file"),
-    pytest.param([*GENERATE, "--generator", OPENAI, "--cache", "/sys/hallubench/calls.sqlite"], 2,
-                 "cannot open cache /sys/hallubench/calls.sqlite", id="cache-unwritable"),
+    pytest.param(
+        [*GENERATE, "--generator", OPENAI, "--cache", "garbage.sqlite"],
+        2,
+        "cannot open cache garbage.sqlite: file is not a database",
+        id="cache-garbage",
+    ),
+    pytest.param(
+        [*GENERATE, "--generator", OPENAI, "--cache", "truncated.sqlite"],
+        2,
+        "cannot open cache truncated.sqlite",
+        id="cache-truncated",
+    ),
+    pytest.param(
+        [*GENERATE, "--generator", OPENAI, "--cache", "folder.sqlite"],
+        2,
+        "cache folder.sqlite is a folder",
+        id="cache-folder",
+    ),
+    pytest.param(
+        [*GENERATE, "--generator", OPENAI, "--cache", "notes.txt/calls.sqlite"],
+        2,
+        "cannot open cache notes.txt/calls.sqlite",
+        id="cache-below-a-file",
+    ),
+    pytest.param(
+        [*GENERATE, "--generator", OPENAI, "--cache", "/sys/hallubench/calls.sqlite"],
+        2,
+        "cannot open cache /sys/hallubench/calls.sqlite",
+        id="cache-unwritable",
+    ),
     # generate --out
     pytest.param([*MIXED, "--out", "thesis", "--overwrite"], 2, "not a hallubench test set", id="out-foreign-folder"),
     pytest.param([*MIXED, "--out", "thesis"], 2, "already exists (pass --overwrite", id="out-existing-folder"),
@@ -87,22 +107,38 @@ CASES = [
     pytest.param([*MIXED, "--out", "/sys/hallubench/set"], 2, "cannot write in /sys", id="out-unwritable"),
     # score: samples files and outputs (checked before any judging)
     pytest.param([*SCORE, "samples_latin1.jsonl", "--out", "r.json"], 2, "is not UTF-8 text", id="score-not-utf8"),
-    pytest.param([*SCORE, "samples_null.jsonl", "--out", "r.json"], 2, "doc fields ['answer'] are null",
-                 id="score-null-answer"),
+    pytest.param(
+        [*SCORE, "samples_null.jsonl", "--out", "r.json"], 2, "doc fields ['answer'] are null", id="score-null-answer"
+    ),
     pytest.param([*SCORE, "samples_ok.jsonl", "--out", "thesis"], 2, "is an existing folder", id="score-out-folder"),
-    pytest.param([*SCORE, "samples_ok.jsonl", "--out", "r.json", "--plot", "."], 2, "expected a file name",
-                 id="score-plot-dot"),
-    pytest.param([*SCORE, "samples_ok.jsonl", "--out", "r.json", "--plot", "/sys/x/p.png"], 2, "cannot write in",
-                 id="score-plot-unwritable"),
-    pytest.param([*SCORE, "samples_ok.jsonl", "--out", "r.json", "--judge", "gpt5"], 2, "bad judge spec",
-                 id="score-bad-judge"),
+    pytest.param(
+        [*SCORE, "samples_ok.jsonl", "--out", "r.json", "--plot", "."], 2, "expected a file name", id="score-plot-dot"
+    ),
+    pytest.param(
+        [*SCORE, "samples_ok.jsonl", "--out", "r.json", "--plot", "/sys/x/p.png"],
+        2,
+        "cannot write in",
+        id="score-plot-unwritable",
+    ),
+    pytest.param(
+        [*SCORE, "samples_ok.jsonl", "--out", "r.json", "--judge", "gpt5"], 2, "bad judge spec", id="score-bad-judge"
+    ),
     # eval: mistakes caught before lm-eval loads a model
-    pytest.param(["eval", "--model", "hf", "--tasks", "precisewikqa"], 2, "did you mean precisewikiqa",
-                 id="eval-task-typo"),
-    pytest.param(["eval", "--model", "hf", "--tasks", "nosuch_task_at_all"], 2, "unknown task 'nosuch_task_at_all'",
-                 id="eval-unknown-task"),
-    pytest.param(["eval", "--model", "hf", "--tasks", "precisewikiqa", "--metadata", '{"dataset": "missing/dir/x"}'],
-                 2, "no such file or folder", id="eval-missing-dataset"),
+    pytest.param(
+        ["eval", "--model", "hf", "--tasks", "precisewikqa"], 2, "did you mean precisewikiqa", id="eval-task-typo"
+    ),
+    pytest.param(
+        ["eval", "--model", "hf", "--tasks", "nosuch_task_at_all"],
+        2,
+        "unknown task 'nosuch_task_at_all'",
+        id="eval-unknown-task",
+    ),
+    pytest.param(
+        ["eval", "--model", "hf", "--tasks", "precisewikiqa", "--metadata", '{"dataset": "missing/dir/x"}'],
+        2,
+        "no such file or folder",
+        id="eval-missing-dataset",
+    ),
 ]
 
 

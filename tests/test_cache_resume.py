@@ -44,12 +44,16 @@ def test_cache_key_covers_model_messages_and_decoding():
     assert base.cache_key("openai-chat/a") != base.cache_key("openai-chat/b")
     assert base.cache_key("b") != ChatRequest.from_messages([{"role": "user", "content": "y"}]).cache_key("b")
     assert base.cache_key("b") != ChatRequest(base.messages, temperature=0.7, seed=1).cache_key("b")
-    assert ChatRequest(base.messages, temperature=0.7, seed=1).cache_key("b") != ChatRequest(base.messages, temperature=0.7, seed=2).cache_key("b")
+    assert ChatRequest(base.messages, temperature=0.7, seed=1).cache_key("b") != ChatRequest(
+        base.messages, temperature=0.7, seed=2
+    ).cache_key("b")
     assert base.cache_key("b") == ChatRequest(base.messages, seed=5).cache_key("b")  # greedy ignores seed
 
 
 def test_duplicate_requests_are_sent_once(tmp_path):
     with LoopbackChatServer(lambda m: "same") as server:
-        client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), CallCache(tmp_path / "c.sqlite"))
+        client = make_client(
+            backend_spec(f"openai:base_url={server.base_url},model=m"), CallCache(tmp_path / "c.sqlite")
+        )
         out = client.complete([ChatRequest.from_messages([{"role": "user", "content": "x"}])] * 5)
     assert [c.text for c in out] == ["same"] * 5 and len(server.requests) == 1

@@ -5,8 +5,8 @@ import csv
 import io
 import json
 
-from hallubench.cli import main
 from hallu_metrics import precisewikiqa
+from hallubench.cli import main
 
 
 def result_file(path, model, outcomes, bins):
@@ -19,7 +19,9 @@ def result_file(path, model, outcomes, bins):
 def test_report_tables_and_plots_for_two_models(tmp_path, capsys):
     """Rows per model with percent units and stderr; CSV with one line per (model, metric); one PNG per breakdown."""
     a = result_file(tmp_path / "a.json", "model-a", ["correct", "hallucinated", "abstained", "correct"], [0, 0, 1, 1])
-    b = result_file(tmp_path / "b.json", "model-b", ["hallucinated", "hallucinated", "correct", "abstained"], [0, 1, 1, 1])
+    b = result_file(
+        tmp_path / "b.json", "model-b", ["hallucinated", "hallucinated", "correct", "abstained"], [0, 1, 1, 1]
+    )
     assert main(["report", str(a), str(b), "--out", str(tmp_path / "out")]) == 0
     markdown = capsys.readouterr().out
     assert "| model | n | false_refusal_rate (%) | hallucination_rate (%)" in markdown
@@ -31,10 +33,19 @@ def test_report_tables_and_plots_for_two_models(tmp_path, capsys):
 
 def test_report_reads_lm_eval_results_and_refuses_other_files(tmp_path, capsys):
     """An lm-eval results file gives the overall numbers of its hallubench tasks; anything else is one line."""
-    lm_eval = {"results": {"precisewikiqa": {"alias": "precisewikiqa", "correct_rate,judged": 0.5,
-                                             "correct_rate_stderr,judged": 0.1, "false_refusal_rate,judged": 0.25}},
-               "configs": {"precisewikiqa": {}}, "config": {"model_args": "pretrained=/models/SmolLM2,gguf_file=x"},
-               "n-samples": {"precisewikiqa": {"effective": 8}}}
+    lm_eval = {
+        "results": {
+            "precisewikiqa": {
+                "alias": "precisewikiqa",
+                "correct_rate,judged": 0.5,
+                "correct_rate_stderr,judged": 0.1,
+                "false_refusal_rate,judged": 0.25,
+            }
+        },
+        "configs": {"precisewikiqa": {}},
+        "config": {"model_args": "pretrained=/models/SmolLM2,gguf_file=x"},
+        "n-samples": {"precisewikiqa": {"effective": 8}},
+    }
     path = tmp_path / "results_x.json"
     path.write_text(json.dumps(lm_eval))
     assert main(["report", str(path)]) == 0

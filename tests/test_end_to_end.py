@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import datasets
 import pytest
@@ -30,17 +29,51 @@ def workdir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def generated(workdir):
     out = workdir / "set"
-    proc = run(["generate", "precisewikiqa", "--source", "wiki-offline", "--n", "2", "--seed", "0",
-                "--generator", "smollm2", "--out", str(out), "--cache", str(workdir / "calls.sqlite")])
+    proc = run(
+        [
+            "generate",
+            "precisewikiqa",
+            "--source",
+            "wiki-offline",
+            "--n",
+            "2",
+            "--seed",
+            "0",
+            "--generator",
+            "smollm2",
+            "--out",
+            str(out),
+            "--cache",
+            str(workdir / "calls.sqlite"),
+        ]
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return out
 
 
 def lm_eval(workdir, dataset, output, *extra):
     model_args = run(["model-args"]).stdout.strip()
-    proc = run(["eval", "--model", "hf", "--model_args", model_args, "--batch_size", "4", "--tasks", "precisewikiqa",
-                "--metadata", json.dumps({"dataset": str(dataset), "judge": "rule"}), "--apply_chat_template",
-                "--gen_kwargs", "max_gen_toks=24", "--output_path", str(output), *extra])
+    proc = run(
+        [
+            "eval",
+            "--model",
+            "hf",
+            "--model_args",
+            model_args,
+            "--batch_size",
+            "4",
+            "--tasks",
+            "precisewikiqa",
+            "--metadata",
+            json.dumps({"dataset": str(dataset), "judge": "rule"}),
+            "--apply_chat_template",
+            "--gen_kwargs",
+            "max_gen_toks=24",
+            "--output_path",
+            str(output),
+            *extra,
+        ]
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc
 
@@ -55,13 +88,27 @@ def test_lm_eval_run_then_rescore(workdir, generated):
     proc = lm_eval(workdir, generated, workdir / "out", "--log_samples")
     assert "false_refusal_rate" in proc.stdout and "hallucination_rate" in proc.stdout
     samples = next((workdir / "out").rglob("samples_precisewikiqa_*.jsonl"))
-    lines = [json.loads(l) for l in samples.read_text().splitlines()]
+    lines = [json.loads(line) for line in samples.read_text().splitlines()]
     record = json.loads(lines[0]["filtered_resps"][0])
     assert record["outcome"] in ("abstained", "correct", "hallucinated") and record["abstention"]["status"] == "ok"
     results = json.loads(next((workdir / "out").rglob("results_*.json")).read_text())["results"]["precisewikiqa"]
 
     # Re-judging with the same (rule) judge reproduces lm-eval's numbers.
-    proc = run(["score", "--task", "precisewikiqa", "--samples", str(samples), "--judge", "rule", "--out", str(workdir / "r.json"), "--plot", str(workdir / "bins.png")])
+    proc = run(
+        [
+            "score",
+            "--task",
+            "precisewikiqa",
+            "--samples",
+            str(samples),
+            "--judge",
+            "rule",
+            "--out",
+            str(workdir / "r.json"),
+            "--plot",
+            str(workdir / "bins.png"),
+        ]
+    )
     assert proc.returncode == 0, proc.stderr
     rescored = json.loads((workdir / "r.json").read_text())
     assert rescored["false_refusal_rate"] == results["false_refusal_rate,judged"]
@@ -75,7 +122,19 @@ def test_lm_eval_run_then_rescore(workdir, generated):
 
     with LoopbackChatServer(judge) as server:
         spec = f"openai:base_url={server.base_url},model=judge"
-        proc = run(["score", "--task", "precisewikiqa", "--samples", str(samples), "--judge", spec, "--out", str(workdir / "j.json")])
+        proc = run(
+            [
+                "score",
+                "--task",
+                "precisewikiqa",
+                "--samples",
+                str(samples),
+                "--judge",
+                spec,
+                "--out",
+                str(workdir / "j.json"),
+            ]
+        )
     assert proc.returncode == 0, proc.stderr
     judged = json.loads((workdir / "j.json").read_text())
     assert judged["correct_rate"] == 1.0 and judged["hallucination_rate"] == 0.0 and judged["n"] == 2

@@ -28,13 +28,19 @@ def test_precisewikiqa_module_rates_and_bins():
 def test_nonexistent_refusal_module_per_domain_and_tier():
     """believed / N per domain; tier rows only when some sample has a tier; unjudged counts in N."""
     module = load("hallulens_nonexistent_refusal")
-    mixed = module.compute(outcomes=["believed", "not_believed", "unjudged", "believed"],
-                           domains=["animal", "animal", "plant", "plant"], place_tiers=[""] * 4)
+    mixed = module.compute(
+        outcomes=["believed", "not_believed", "unjudged", "believed"],
+        domains=["animal", "animal", "plant", "plant"],
+        place_tiers=[""] * 4,
+    )
     assert mixed["false_acceptance_rate"] == 0.5 and mixed["judge_unparseable_rate"] == 0.25
     assert {r["value"]: r for r in mixed["breakdowns"]["domain"]}["plant"]["false_acceptance_rate"] == 0.5
     assert "place_tier" not in mixed["breakdowns"]
-    generated = module.compute(outcomes=["believed", "not_believed", "believed"], domains=["business", "event", "product"],
-                               place_tiers=["high", "high", None])
+    generated = module.compute(
+        outcomes=["believed", "not_believed", "believed"],
+        domains=["business", "event", "product"],
+        place_tiers=["high", "high", None],
+    )
     tiers = {r["value"]: r for r in generated["breakdowns"]["place_tier"]}
     assert tiers["high"]["false_acceptance_rate"] == 0.5 and tiers["none"]["n"] == 1
 

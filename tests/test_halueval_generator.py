@@ -28,9 +28,21 @@ def load(task, **options):
     """The docs of ``halueval_<task>`` (both answers of each record, as these tests count pairs)."""
     return load_task(f"halueval_{task}", halueval_task=task, halueval_pairing="both", **options)
 
+
 RECORDS = {
-    "qa": [{"knowledge": f"k{i}", "question": f"q{i}?", "right_answer": f"a{i}", "hallucinated_answer": "old"} for i in range(6)],
-    "dialogue": [{"knowledge": f"k{i}", "dialogue_history": f"[Human]: h{i}", "right_response": f"r{i}", "hallucinated_response": "old"} for i in range(6)],
+    "qa": [
+        {"knowledge": f"k{i}", "question": f"q{i}?", "right_answer": f"a{i}", "hallucinated_answer": "old"}
+        for i in range(6)
+    ],
+    "dialogue": [
+        {
+            "knowledge": f"k{i}",
+            "dialogue_history": f"[Human]: h{i}",
+            "right_response": f"r{i}",
+            "hallucinated_response": "old",
+        }
+        for i in range(6)
+    ],
     "summarization": [{"document": f"d{i}", "right_summary": f"s{i}", "hallucinated_summary": "old"} for i in range(6)],
 }
 
@@ -95,7 +107,7 @@ def test_default_instruction_offers_every_pattern_and_single_mode_one(task, tmp_
 
 @pytest.mark.parametrize("task", ["qa", "dialogue", "summarization"])
 def test_length_rule_only_where_the_paper_states_it(task):
-    """"About 5 more words than the right text" is part of the QA (Table 2) and summarization (Table 12)
+    """ "About 5 more words than the right text" is part of the QA (Table 2) and summarization (Table 12)
     instructions, not of the dialogue one (Table 11)."""
     spec = TASKS[task]
     text = sampling_messages(spec, RECORDS[task][0], "one-pass", spec.patterns)[0]["content"]
@@ -116,7 +128,9 @@ def test_conversational_schema_teaches_in_turns():
 
 
 def test_filter_fallbacks(tmp_path):
-    """A candidate repeating the right answer is discarded (the other wins unfiltered); an unreadable filter reply keeps the first shown."""
+    """A candidate repeating the right answer is discarded (the other wins unfiltered); an unreadable filter reply
+    keeps the first shown."""
+
     def reply(messages):
         last = messages[-1]["content"]
         if last.rstrip().endswith("#Your Choice#:"):
@@ -126,7 +140,9 @@ def test_filter_fallbacks(tmp_path):
         return f"fake-{len(messages)}"
 
     with LoopbackChatServer(reply) as server:
-        client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), CallCache(tmp_path / "c.sqlite"))
+        client = make_client(
+            backend_spec(f"openai:base_url={server.base_url},model=m"), CallCache(tmp_path / "c.sqlite")
+        )
         rows = generate(RECORDS["qa"], client, client, Settings(task="qa", n=6, seed=0))
     by_index = {r["source_index"]: r for r in rows}
     assert by_index[0]["selected_by"] == "only_valid_candidate" and by_index[0]["schema"] == "conversational"
@@ -136,13 +152,28 @@ def test_filter_fallbacks(tmp_path):
 
 @pytest.mark.skipif(not (SHARED_DATA / "halueval").is_dir(), reason="../shared/data/halueval is not present")
 def test_cli_set_from_shared_qa_data_is_a_task_dataset(tmp_path):
-    """`hallubench generate halueval` on the shared QA file writes save_to_disk + card; the halueval_qa hook loads it as pairs."""
+    """`hallubench generate halueval` on the shared QA file writes save_to_disk + card; the halueval_qa hook loads
+    it as pairs."""
     out = tmp_path / "set"
     with LoopbackChatServer(scripted) as server:
-        code = main([
-            "generate", "halueval", "--task", "qa", "--source", str(SHARED_DATA / "halueval" / "qa_data_first1000.json"),
-            "--generator", f"openai:base_url={server.base_url},model=m", "--n", "3", "--seed", "1", "--out", str(out),
-        ])
+        code = main(
+            [
+                "generate",
+                "halueval",
+                "--task",
+                "qa",
+                "--source",
+                str(SHARED_DATA / "halueval" / "qa_data_first1000.json"),
+                "--generator",
+                f"openai:base_url={server.base_url},model=m",
+                "--n",
+                "3",
+                "--seed",
+                "1",
+                "--out",
+                str(out),
+            ]
+        )
     assert code == 0 and "schema" in (out / "README.md").read_text()
     saved = datasets.load_from_disk(str(out))["test"]
     assert saved.num_rows == 3 and saved.features["source_index"].dtype == "int64"
@@ -158,17 +189,33 @@ needs_vectara = pytest.mark.skipif(not VECTARA.is_file(), reason="../shared/data
 
 def _generate_summaries(out, generator: str, columns: str | None = VECTARA_COLUMNS) -> int:
     mapping = ["--source-columns", columns, "--license", "apache-2.0"] if columns is not None else []
-    return main([
-        "generate", "halueval", "--task", "summarization", "--source", str(VECTARA), *mapping,
-        "--generator", generator, "--n", "3", "--seed", "5", "--out", str(out),
-    ])
+    return main(
+        [
+            "generate",
+            "halueval",
+            "--task",
+            "summarization",
+            "--source",
+            str(VECTARA),
+            *mapping,
+            "--generator",
+            generator,
+            "--n",
+            "3",
+            "--seed",
+            "5",
+            "--out",
+            str(out),
+        ]
+    )
 
 
 @needs_vectara
 def test_source_columns_turn_news_documents_into_a_summarization_set(tmp_path):
     """--source-columns maps the vectara file's source/deepseek_r1_summary onto document/right_summary: the rows
     carry those columns' text of the chosen lines and the official schema; the same seed and cache rewrite identical
-    rows without a call; the card carries the given license; halueval_summarization loads the set as right/hallucinated pairs."""
+    rows without a call; the card carries the given license; halueval_summarization loads the set as
+    right/hallucinated pairs."""
     documents = [json.loads(line) for line in VECTARA.read_text(encoding="utf-8").splitlines()]
     with LoopbackChatServer(scripted) as server:
         generator = f"openai:base_url={server.base_url},model=m"
@@ -202,16 +249,21 @@ def test_a_json_array_source_reads_like_json_lines(tmp_path):
 
 
 @needs_vectara
-@pytest.mark.parametrize("columns, message", [
-    (None, "record 1 has no column 'document' for document"),
-    ("right_summary=summary,document=source", "no column 'summary' for right_summary"),
-    ("hallucinated_summary=deepseek_r1_summary", "'hallucinated_summary' is not a summarization source field"),
-    ("right_summary", "'right_summary' is not FIELD=COLUMN"),
-])
+@pytest.mark.parametrize(
+    "columns, message",
+    [
+        (None, "record 1 has no column 'document' for document"),
+        ("right_summary=summary,document=source", "no column 'summary' for right_summary"),
+        ("hallucinated_summary=deepseek_r1_summary", "'hallucinated_summary' is not a summarization source field"),
+        ("right_summary", "'right_summary' is not FIELD=COLUMN"),
+    ],
+)
 def test_bad_source_columns_give_a_one_line_error(tmp_path, capsys, columns, message):
     """A missing or unknown column, or a malformed mapping, exits 2 with one error line, before any model call
     (the generator endpoint is unreachable) and without writing the output folder."""
-    assert _generate_summaries(tmp_path / "o", "openai:base_url=http://127.0.0.1:9/v1,model=m,max_retries=0", columns) == 2
+    assert (
+        _generate_summaries(tmp_path / "o", "openai:base_url=http://127.0.0.1:9/v1,model=m,max_retries=0", columns) == 2
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("hallubench: error:") and message in err[0], err
     assert not (tmp_path / "o").exists()

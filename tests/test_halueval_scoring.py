@@ -11,46 +11,64 @@ DIALOGUE = {
     "right_response": "Steven Spielberg directed it.",
     "hallucinated_response": "George Lucas directed it.",
 }
-SUMMARY = {"document": "The bridge reopened on Monday after repairs.", "right_summary": "The bridge reopened.", "hallucinated_summary": "The bridge was demolished."}
-QA = {"knowledge": "Paris is the capital of France.", "question": "What is the capital of France?", "right_answer": "Paris", "hallucinated_answer": "Lyon"}
+SUMMARY = {
+    "document": "The bridge reopened on Monday after repairs.",
+    "right_summary": "The bridge reopened.",
+    "hallucinated_summary": "The bridge was demolished.",
+}
+QA = {
+    "knowledge": "Paris is the capital of France.",
+    "question": "What is the capital of France?",
+    "right_answer": "Paris",
+    "hallucinated_answer": "Lyon",
+}
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ("Yes", "Yes"),
-    ("  \n no", "No"),
-    ("Yes.", "Yes"),
-    ("No, because the answer matches the knowledge.", "No"),
-    ("**Yes** - Lyon is not the capital.", "Yes"),
-    ('"No"', "No"),
-    ("The answer is yes", "Yes"),
-    ("I think there is no hallucination here.", "No"),
-    ("Paris is the capital, so no wait, yes", None),
-    ("The answer looks fabricated.", None),
-    ("", None),
-    ("Reasoning: no source says that; yes it is invented.\n#Your Judgement#: Yes", "Yes"),
-    ("Yes, it looks odd at first. Judgement: No", "No"),
-    ("Nothing wrong; yesterday's facts hold.", None),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("Yes", "Yes"),
+        ("  \n no", "No"),
+        ("Yes.", "Yes"),
+        ("No, because the answer matches the knowledge.", "No"),
+        ("**Yes** - Lyon is not the capital.", "Yes"),
+        ('"No"', "No"),
+        ("The answer is yes", "Yes"),
+        ("I think there is no hallucination here.", "No"),
+        ("Paris is the capital, so no wait, yes", None),
+        ("The answer looks fabricated.", None),
+        ("", None),
+        ("Reasoning: no source says that; yes it is invented.\n#Your Judgement#: Yes", "Yes"),
+        ("Yes, it looks odd at first. Judgement: No", "No"),
+        ("Nothing wrong; yesterday's facts hold.", None),
+    ],
+)
 def test_extraction_rule_on_messy_replies(reply, expected):
-    """The documented rule: last 'Judgement: X' label, else first word, else the only Yes/No word present; else invalid."""
+    """The documented rule: last 'Judgement: X' label, else first word, else the only Yes/No word present; else
+    invalid."""
     assert extract_judgement(reply) == expected
 
 
 def test_each_pair_yields_a_right_and_a_hallucinated_item():
-    """qa/dialogue/summarization records give one gold-No item (right text) and one gold-Yes item (hallucinated text)."""
+    """qa/dialogue/summarization records give one gold-No item (right text) and one gold-Yes item (hallucinated
+    text)."""
     for task, record in (("qa", QA), ("dialogue", DIALOGUE), ("summarization", SUMMARY)):
         spec = TASKS[task]
         items = build_items(task, [record, record], pairing="both")
         assert [i["label"] for i in items] == ["No", "Yes", "No", "Yes"]
         assert [i["candidate"] for i in items[:2]] == [record[spec.right], record[spec.hallucinated]]
         assert len({i["id"] for i in items}) == 4
-        assert all(i["prompt"].endswith(f"#{spec.unit.capitalize()}#: {i['candidate']}\n#Your Judgement#:") for i in items)
+        assert all(
+            i["prompt"].endswith(f"#{spec.unit.capitalize()}#: {i['candidate']}\n#Your Judgement#:") for i in items
+        )
 
 
 def test_general_uses_the_human_label():
     """general: one item per record, gold label = the annotators' yes/no, judged text = the ChatGPT response."""
-    records = [{"user_query": "q1", "chatgpt_response": "r1", "hallucination": "yes"},
-               {"user_query": "q2", "chatgpt_response": "r2", "hallucination": "no"}]
+    records = [
+        {"user_query": "q1", "chatgpt_response": "r1", "hallucination": "yes"},
+        {"user_query": "q2", "chatgpt_response": "r2", "hallucination": "no"},
+    ]
     assert TASKS["general"].columns == ("user_query", "chatgpt_response", "hallucination")
     items = build_items("general", records)
     assert [(i["label"], i["candidate"]) for i in items] == [("Yes", "r1"), ("No", "r2")]
@@ -59,7 +77,8 @@ def test_general_uses_the_human_label():
 
 
 def test_knowledge_is_shown_only_in_the_knowledge_variant():
-    """Tables 8/15 hide the knowledge; the Table 9 'w/ Knowledge' variant shows it; summarization always shows the document."""
+    """Tables 8/15 hide the knowledge; the Table 9 'w/ Knowledge' variant shows it; summarization always shows the
+    document."""
     assert QA["knowledge"] not in build_items("qa", [QA])[0]["prompt"]
     assert QA["knowledge"] in build_items("qa", [QA], "knowledge")[0]["prompt"]
     assert DIALOGUE["knowledge"] in build_items("dialogue", [DIALOGUE], "knowledge")[0]["prompt"]
@@ -69,24 +88,32 @@ def test_knowledge_is_shown_only_in_the_knowledge_variant():
 
 
 def test_cot_and_contrast_prompts():
-    """CoT asks for reasoning and a final labelled line; contrast shows both candidates in an order independent of which is judged."""
+    """CoT asks for reasoning and a final labelled line; contrast shows both candidates in an order independent of
+    which is judged."""
     assert "step by step" in build_items("qa", [QA], "cot")[0]["prompt"]
     right, hallucinated = build_items("qa", [QA], "contrast", pairing="both")
     assert "Lyon" in right["prompt"] and "Paris" in hallucinated["prompt"]
-    listing = lambda p: p[p.index("1. "):p.index("Judge this")]  # noqa: E731
+    listing = lambda p: p[p.index("1. ") : p.index("Judge this")]  # noqa: E731
     assert listing(right["prompt"]) == listing(hallucinated["prompt"])
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ("Yes", "Yes"), ("Yes.", "Yes"), ("No", "No"),
-    ("No, because ... Yes it could be", None),  # both words: a failure in the official rule
-    ("yes", None), ("no", None),  # case-sensitive
-    ("The answer is not right", None),
-    ("Not hallucinated", "No"),  # the official substring test reads "No" inside "Not"
-    ("", None),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("Yes", "Yes"),
+        ("Yes.", "Yes"),
+        ("No", "No"),
+        ("No, because ... Yes it could be", None),  # both words: a failure in the official rule
+        ("yes", None),
+        ("no", None),  # case-sensitive
+        ("The answer is not right", None),
+        ("Not hallucinated", "No"),  # the official substring test reads "No" inside "Not"
+        ("", None),
+    ],
+)
 def test_official_extraction_is_the_papers_strict_rule(reply, expected):
-    """Official rule: after removing full stops, both or neither of "Yes"/"No" is a failure (case-sensitive substrings)."""
+    """Official rule: after removing full stops, both or neither of "Yes"/"No" is a failure (case-sensitive
+    substrings)."""
     assert extract_official(reply) == expected
 
 
@@ -95,12 +122,21 @@ def test_metric_definitions():
     counts only for its gold class (None otherwise); invalid_rate flags official failures."""
     yes, no = {"label": "Yes"}, {"label": "No"}
     values = lambda doc, reply: sample_metrics(read_reply(reply, doc), doc)  # noqa: E731
-    assert values(yes, "Yes.") == {"accuracy": 1.0, "accuracy_lenient": 1.0, "accuracy_hallucinated": 1.0,
-                                   "accuracy_correct": None, "invalid_rate": 0.0}
+    assert values(yes, "Yes.") == {
+        "accuracy": 1.0,
+        "accuracy_lenient": 1.0,
+        "accuracy_hallucinated": 1.0,
+        "accuracy_correct": None,
+        "invalid_rate": 0.0,
+    }
     assert values(no, "Yes")["accuracy_correct"] == 0.0 and values(no, "Yes")["accuracy_hallucinated"] is None
     assert values(no, "No, because ... Yes it could be") == {
-        "accuracy": 0.0, "accuracy_lenient": 1.0, "accuracy_hallucinated": None, "accuracy_correct": 0.0,
-        "invalid_rate": 1.0}
+        "accuracy": 0.0,
+        "accuracy_lenient": 1.0,
+        "accuracy_hallucinated": None,
+        "accuracy_correct": 0.0,
+        "invalid_rate": 1.0,
+    }
 
 
 def test_draw_takes_one_answer_per_record_reproducibly():

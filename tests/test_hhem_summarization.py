@@ -151,15 +151,18 @@ def test_scoring_through_the_real_loader_with_an_explicit_spec(stand_in):
         assert record["outcome"] == ("hallucinated" if score < 0.5 else "consistent")
 
 
-def test_default_role_uses_the_default_scorer_spec(stand_in, monkeypatch):
-    """With no judge given (``rule``) the default scorer spec is built under its own role; here the default spec
-    points at the stand-in, so the scores equal the explicit run's."""
-    monkeypatch.setattr(hs, "DEFAULT_SCORER_SPEC", stand_in)
-    judges = JudgeSet({"judge": "rule"})
+def test_no_judge_given_means_the_default_scorer(stand_in, monkeypatch):
+    """With no judge given, the task's default judge is the HHEM-2.1-Open spec (not the embedded rule judge), and
+    the results metadata names it; with the default spec pointing at the stand-in, scores equal the explicit run's."""
+    from lm_eval_tasks.judged_task import judge_specs
+
+    assert hs.BENCHMARK.default_judge == hs.DEFAULT_SCORER_SPEC
+    specs = judge_specs(hs.BENCHMARK, {}, hs.NAME)
+    assert specs == {"judge": hs.DEFAULT_SCORER_SPEC}
+    judges = JudgeSet({"judge": stand_in})
     try:
         record = asyncio.run(hs.judge_item(DOCS[0], REPLIES[0], judges))
-        assert judges.specs[hs.DEFAULT_ROLE] == stand_in
-        assert [spec.split(":")[0] for spec in judges.report()] == ["hhem"]  # no rule judge was built
+        assert [spec.split(":")[0] for spec in judges.report()] == ["hhem"]
     finally:
         judges.close()
     assert record["score"] == pytest.approx(_expected(stand_in, [(DOCS[0]["source"], REPLIES[0])])[0], abs=1e-5)

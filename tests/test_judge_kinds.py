@@ -3,12 +3,12 @@ classifier-scorer kind batches pairs from concurrent items and caches each score
 
 import pytest
 
-from hallubench.backends import CallCache
-from hallubench.errors import HallubenchError
 from hallu_metrics.judges import JudgeSet, LLMJudge, RuleJudge, ScorerJudge, judge_kind, make_judge
 from hallu_metrics.judges.base import Check
 from hallu_metrics.pipeline import judge_all
+from hallubench.backends import CallCache
 from hallubench.backends.aio import run_sync
+from hallubench.errors import HallubenchError
 
 
 class CountingScorer:
@@ -24,8 +24,9 @@ class CountingScorer:
         return [sum(w in p.split() for w in h.split()) / len(h.split()) for p, h in pairs]
 
 
-SUPPORTED = Check(name="supported", pair=lambda item: (item["premise"], item["hypothesis"]),
-                  from_probability=lambda p: p >= 0.5)
+SUPPORTED = Check(
+    name="supported", pair=lambda item: (item["premise"], item["hypothesis"]), from_probability=lambda p: p >= 0.5
+)
 
 
 def test_kinds_resolve_and_unknown_kinds_are_refused(tmp_path):
@@ -47,9 +48,15 @@ def test_scorer_judge_batches_concurrent_items_and_caches_scores(tmp_path):
         verdict = await judges.get().ask(SUPPORTED, {"premise": doc["premise"], "hypothesis": response})
         return {"supported": verdict.label, "p": float(verdict.raw)}
 
-    bench = Benchmark(name="toy", family="toy", paper="", columns=None, judge_item=judge_item,
-                      metrics=(Metric("supported_rate", "rate", True, ""),),
-                      sample_metrics=lambda record, doc: {"supported_rate": float(record["supported"])})
+    bench = Benchmark(
+        name="toy",
+        family="toy",
+        paper="",
+        columns=None,
+        judge_item=judge_item,
+        metrics=(Metric("supported_rate", "rate", True, ""),),
+        sample_metrics=lambda record, doc: {"supported_rate": float(record["supported"])},
+    )
     docs = [{"premise": "the cat sat on the mat"}] * 3
     responses = ["the cat sat", "a dog ran", "the mat"]
     cache = CallCache(tmp_path / "c.sqlite")

@@ -7,11 +7,11 @@ import datasets
 import pytest
 from lm_eval.tasks import TaskManager
 
+from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallubench.errors import HallubenchError
 from lm_eval_tasks import TASKS_DIR
 from lm_eval_tasks.dataset_loading import load
 from lm_eval_tasks.judged_task import JudgeFilter
-from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 
 
 def load_precisewikiqa(**metadata):
@@ -19,7 +19,10 @@ def load_precisewikiqa(**metadata):
 
 
 def tiny_set(path):
-    rows = [{"id": f"x{i}", "question": f"Q{i}?", "answer": "Paris", "title": "T", "reference": "r", "difficulty": i % 2} for i in range(4)]
+    rows = [
+        {"id": f"x{i}", "question": f"Q{i}?", "answer": "Paris", "title": "T", "reference": "r", "difficulty": i % 2}
+        for i in range(4)
+    ]
     datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)}).save_to_disk(str(path))
     return path
 
@@ -30,7 +33,9 @@ def test_every_yaml_parses_and_tasks_are_discovered():
 
 
 def test_task_builds_with_dataset_and_judge_from_metadata(tmp_path):
-    manager = TaskManager(include_path=str(TASKS_DIR), metadata={"dataset": str(tiny_set(tmp_path / "d")), "judge": "rule"})
+    manager = TaskManager(
+        include_path=str(TASKS_DIR), metadata={"dataset": str(tiny_set(tmp_path / "d")), "judge": "rule"}
+    )
     task = manager.load(["precisewikiqa"])["tasks"]["precisewikiqa"]
     docs = list(task.test_docs())
     assert len(docs) == 4 and task.doc_to_text(docs[0]) == "Q0?"
@@ -44,12 +49,21 @@ def test_dataset_falls_back_to_env_and_per_task_keys_win(tmp_path, monkeypatch):
         load_precisewikiqa(dataset_precisewikiqa=str(tmp_path / "missing-dir"))
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda p: None, "no test set given"),
-    (lambda p: str(p / "nope"), "neither a folder, a file nor a hub id"),
-    (lambda p: (p / "junk").mkdir() or str(p / "junk"), "not a saved dataset"),
-    (lambda p: datasets.DatasetDict({"test": datasets.Dataset.from_list([{"name": "x"}])}).save_to_disk(str(p / "w")) or str(p / "w"), "lacks columns"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda p: None, "no test set given"),
+        (lambda p: str(p / "nope"), "neither a folder, a file nor a hub id"),
+        (lambda p: (p / "junk").mkdir() or str(p / "junk"), "not a saved dataset"),
+        (
+            lambda p: (
+                datasets.DatasetDict({"test": datasets.Dataset.from_list([{"name": "x"}])}).save_to_disk(str(p / "w"))
+                or str(p / "w")
+            ),
+            "lacks columns",
+        ),
+    ],
+)
 def test_bad_dataset_setting_names_the_key(tmp_path, monkeypatch, make, message):
     monkeypatch.delenv("HALLUBENCH_DATASET", raising=False)
     value = make(tmp_path)
@@ -58,14 +72,21 @@ def test_bad_dataset_setting_names_the_key(tmp_path, monkeypatch, make, message)
 
 
 def test_bad_judge_spec_fails_before_the_model_runs(tmp_path):
-    manager = TaskManager(include_path=str(TASKS_DIR), metadata={"dataset": str(tiny_set(tmp_path / "d")), "judge": "gpt5"})
+    manager = TaskManager(
+        include_path=str(TASKS_DIR), metadata={"dataset": str(tiny_set(tmp_path / "d")), "judge": "gpt5"}
+    )
     with pytest.raises(Exception, match="bad judge spec"):
         manager.load(["precisewikiqa"])
 
 
 def test_judge_filter_returns_one_json_record_per_response():
     docs = [{"question": "Capital of France?", "answer": "Paris"}] * 2
-    records = [json.loads(r) for r in JudgeFilter(PRECISEWIKIQA, {"judge": "rule"}, "precisewikiqa").apply(["Paris.", "I'm sorry, I don't know."], docs)]
+    records = [
+        json.loads(r)
+        for r in JudgeFilter(PRECISEWIKIQA, {"judge": "rule"}, "precisewikiqa").apply(
+            ["Paris.", "I'm sorry, I don't know."], docs
+        )
+    ]
     assert [r["outcome"] for r in records] == ["correct", "abstained"]
     assert records[0]["abstention"] == {"label": False, "status": "ok", "raw": "rule"}
 
@@ -74,9 +95,25 @@ def test_score_rejects_unknown_task_and_missing_file(tmp_path, capsys):
     """`hallubench score` answers bad input with one line and exit 2, writing nothing."""
     from hallubench.cli import main
 
-    assert main(["score", "--task", "nosuch", "--samples", str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "r.json")]) == 2
+    assert (
+        main(["score", "--task", "nosuch", "--samples", str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "r.json")])
+        == 2
+    )
     assert "invalid choice: 'nosuch'" in capsys.readouterr().err
-    assert main(["score", "--task", "precisewikiqa", "--samples", str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "r.json")]) == 2
+    assert (
+        main(
+            [
+                "score",
+                "--task",
+                "precisewikiqa",
+                "--samples",
+                str(tmp_path / "s.jsonl"),
+                "--out",
+                str(tmp_path / "r.json"),
+            ]
+        )
+        == 2
+    )
     assert "samples file not found" in capsys.readouterr().err
     assert not (tmp_path / "r.json").exists()
 
@@ -87,13 +124,37 @@ def test_unreachable_judge_fails_score_but_not_the_lm_eval_filter(tmp_path, caps
     from hallubench.cli import main
 
     judge = "openai:base_url=http://127.0.0.1:9/v1,model=j,max_retries=0"
-    doc = {"id": "a", "question": "Capital of France?", "answer": "Paris", "title": "T", "reference": "r", "difficulty": 0}
+    doc = {
+        "id": "a",
+        "question": "Capital of France?",
+        "answer": "Paris",
+        "title": "T",
+        "reference": "r",
+        "difficulty": 0,
+    }
     samples = tmp_path / "samples_precisewikiqa_x.jsonl"
     samples.write_text(json.dumps({"doc": doc, "resps": [["Paris."]]}) + "\n")
-    assert main(["score", "--task", "precisewikiqa", "--samples", str(samples), "--judge", judge, "--out", str(tmp_path / "r.json")]) == 2
+    assert (
+        main(
+            [
+                "score",
+                "--task",
+                "precisewikiqa",
+                "--samples",
+                str(samples),
+                "--judge",
+                judge,
+                "--out",
+                str(tmp_path / "r.json"),
+            ]
+        )
+        == 2
+    )
     assert "1 verdicts failed; re-run to resume" in capsys.readouterr().err
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["judge_unparseable_rate"] == 1.0 and result["judge_failed"] == 1
-    records = [json.loads(r) for r in JudgeFilter(PRECISEWIKIQA, {"judge": judge}, "precisewikiqa").apply(["Paris."], [doc])]
+    records = [
+        json.loads(r) for r in JudgeFilter(PRECISEWIKIQA, {"judge": judge}, "precisewikiqa").apply(["Paris."], [doc])
+    ]
     assert records[0]["outcome"] == "unjudged" and records[0]["abstention"]["status"] == "failed"
     assert "JUDGE VERDICTS FAILED" in capsys.readouterr().err

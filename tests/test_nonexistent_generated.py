@@ -24,12 +24,14 @@ KNOWN = "Velvet Known House"  # every combiner proposes it; the known-names file
 
 def scripted(server_id: int):
     """Brainstorm: a list tagged with the server; combine: a list derived from the prompt, plus KNOWN."""
+
     def reply(messages):
         prompt = messages[-1]["content"]
         digest = hashlib.sha256(prompt.encode()).hexdigest()[:6]
         if prompt.startswith("Invent"):
             return ", ".join(f"Brain{server_id} {digest} {i}" for i in range(3))
         return f"1. Combo{server_id} {digest} A\n2. Combo{server_id} {digest} B, {KNOWN}"
+
     return reply
 
 
@@ -53,8 +55,24 @@ def test_round_robin_keeps_only_combiner_names_and_drops_known_ones(tmp_path, se
     known = tmp_path / "known.txt"
     known.write_text(KNOWN + "\n")
     out = tmp_path / "set"
-    argv = ["generate", "generatedentities", "--n-business", "4", "--n-event", "3", "--n-product", "2", "--seed", "3",
-            "--generators", *map(spec, servers), "--known-names", str(known), "--out", str(out)]
+    argv = [
+        "generate",
+        "generatedentities",
+        "--n-business",
+        "4",
+        "--n-event",
+        "3",
+        "--n-product",
+        "2",
+        "--seed",
+        "3",
+        "--generators",
+        *map(spec, servers),
+        "--known-names",
+        str(known),
+        "--out",
+        str(out),
+    ]
     assert main(argv) == 0
     rows = datasets.load_from_disk(str(out))["test"].to_list()
     assert [r["domain"] for r in rows] == ["business"] * 4 + ["event"] * 3 + ["product"] * 2
@@ -109,7 +127,9 @@ def test_parse_names_handles_bullets_numbers_quotes_and_repeats():
 
 def test_parse_names_drops_fragments_of_the_reply_prose():
     """Small models wrap or replace the list with prose; those fragments (seen from SmolLM2) are not names."""
-    text = "Here is the updated list:\nIn the text, Invent 6:, One 5-character code: QNJJH, Aurora Vale, and more, Zentra"
+    text = (
+        "Here is the updated list:\nIn the text, Invent 6:, One 5-character code: QNJJH, Aurora Vale, and more, Zentra"
+    )
     assert ge.parse_names(text) == ["Aurora Vale", "Zentra"]
 
 
@@ -132,8 +152,15 @@ def test_a_spec_given_three_times_is_one_client_and_the_card_says_so(tmp_path, s
 def test_offline_checker_rejects_real_places_articles_and_common_words(tmp_path):
     """Built-in lists know real cities, countries and Vital Article titles; common one-word brands count as existing."""
     checker = OfflineChecker()
-    found = checker.existing([("Tokyo", "cafe"), ("france", "event"), ("Sony", "headphone"), ("Albert Einstein", "museum"),
-                              ("Zentravox Qelmora", "headphone")])
+    found = checker.existing(
+        [
+            ("Tokyo", "cafe"),
+            ("france", "event"),
+            ("Sony", "headphone"),
+            ("Albert Einstein", "museum"),
+            ("Zentravox Qelmora", "headphone"),
+        ]
+    )
     assert found == [True, True, True, True, False]
 
 
@@ -171,13 +198,20 @@ def test_brave_checker_uses_title_and_type_word_and_keeps_the_key_out_of_outputs
     """A name exists when a top-3 title holds it and that result's description the type word; the
     key goes in the request header only; a 429 is retried."""
     monkeypatch.setenv("BRAVE_API_KEY", "brave-secret-123")
-    stub = BraveStub({
-        "Aurora Vale": [{"title": "Aurora Vale | Home", "description": "A cozy cafe in Oslo."}],
-        "Brindle Works": [{"title": "Brindle Works", "description": "Furniture maker."}],
-    }, faults=[429])
+    stub = BraveStub(
+        {
+            "Aurora Vale": [{"title": "Aurora Vale | Home", "description": "A cozy cafe in Oslo."}],
+            "Brindle Works": [{"title": "Brindle Works", "description": "Furniture maker."}],
+        },
+        faults=[429],
+    )
     try:
         checker = BraveChecker(stub.url)
-        assert checker.existing([("Aurora Vale", "cafe"), ("Brindle Works", "cafe"), ("Cobalt Ember", "cafe")]) == [True, False, False]
+        assert checker.existing([("Aurora Vale", "cafe"), ("Brindle Works", "cafe"), ("Cobalt Ember", "cafe")]) == [
+            True,
+            False,
+            False,
+        ]
         assert {token for _, token in stub.seen} == {"brave-secret-123"}
         clients = [make_client(backend_spec(spec(s)), None) for s in servers]
         rows, report = ge.generate({"product": 2}, clients, checker, seed=1)
@@ -197,7 +231,11 @@ def test_brave_checker_needs_the_key(monkeypatch):
 def test_request_subjects_use_english_plurals():
     """Prompts ask for "bakeries in X" and "economic crises in Y", not "bakerys" / "crisiss"."""
     assert [ge.plural(t) for t in ("bakery", "economic crisis", "bar", "peace treaty")] == [
-        "bakeries", "economic crises", "bars", "peace treaties"]
+        "bakeries",
+        "economic crises",
+        "bars",
+        "peace treaties",
+    ]
 
 
 def test_names_copied_from_the_worked_example_are_dropped():
@@ -258,7 +296,8 @@ def test_place_names_read_as_english_inside_prompts():
     event = ge.Request("event", "economic crisis", netherlands, 0, (1, 2), 0)
     assert event.entity("Velmora Slump") == "the Velmora Slump, an economic crisis in the Netherlands"
     assert ge.Request("event", "pandemic", places.Place("United States", "high", True), 0, (1, 2), 0).subject == (
-        "pandemics in the United States")
+        "pandemics in the United States"
+    )
     assert places.Place("Georgia", "high", True).in_sentence == "Georgia"
     assert places.Place("Marshall", "high").in_sentence == "Marshall"  # a city: no article rule
     local = ("Bogotá", "Łódź", "Timișoara", "Quận Mười Một", "Đà Nẵng", "Москва")

@@ -5,17 +5,24 @@ import json
 import pytest
 
 from hallu_metrics import nonexistent_refusal as ne
-from hallubench.backends import CallCache
 from hallu_metrics.judges import JudgeSet, Verdict, make_judge
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import BENCHMARKS
+from hallubench.backends import CallCache
 from hallubench.loopback import LoopbackChatServer
 from hallubench.scoring import score
 
 DOCS = [
     {"name": "Aus bus", "type": "animal", "domain": "animal", "prompt": "Tell me about the animal Aus bus."},
     {"name": "Bus cus", "type": "plant", "domain": "plant", "prompt": "Tell me about the plant Bus cus."},
-    {"name": "Cobalt Ember", "type": "cafe", "domain": "business", "place": "Oslo", "place_tier": "high", "prompt": "p"},
+    {
+        "name": "Cobalt Ember",
+        "type": "cafe",
+        "domain": "business",
+        "place": "Oslo",
+        "place_tier": "high",
+        "prompt": "p",
+    },
     {"name": "Zentrix", "type": "router", "domain": "product", "place": "", "place_tier": "", "prompt": "p"},
 ]
 
@@ -81,25 +88,28 @@ def test_mixed_summary_has_no_place_tier_rows():
     assert list(ne.MIXED.summarize(records, DOCS[:2])["breakdowns"]) == ["domain"]
 
 
-@pytest.mark.parametrize("response, believes", [
-    ("Aus bus is a small beetle found in the forests of Peru.", True),
-    ("I'm sorry, but I have no information about that animal.", False),
-    ("There is no known species called Aus bus.", False),
-    ("Aus bus does not appear to exist in the scientific literature.", False),
-    ("This medicine is not widely recognized; it may be a brand sold locally.", False),
-    ("I couldn\u2019t find a cafe by that name in Oslo.", False),
-    ("That name sounds fictional.", False),
-    ("Cobalt Ember is a cozy cafe in central Oslo, known for pastries.", True),
-    ("There doesn't appear to be a plant named Aus bus.", False),
-    ("Aus bus isn't a species I can find in the literature.", False),
-    ("Cobalt Ember doesn't ring a bell as a cafe in Oslo.", False),
-    ("There has been no scientific discovery called the Mea Nui.", False),
-    ("I don't know of a bakery by that name in Dawukou.", False),
-    ("I have no reliable information about this medicine.", False),
-    ("Aus bus isn't a recognised species.", False),
-    ("Feng is an ointment; there is no clinical evidence for some of its claims.", True),
-    ("It doesn't appear to be expensive: the cafe serves cheap pastries.", True),
-])
+@pytest.mark.parametrize(
+    "response, believes",
+    [
+        ("Aus bus is a small beetle found in the forests of Peru.", True),
+        ("I'm sorry, but I have no information about that animal.", False),
+        ("There is no known species called Aus bus.", False),
+        ("Aus bus does not appear to exist in the scientific literature.", False),
+        ("This medicine is not widely recognized; it may be a brand sold locally.", False),
+        ("I couldn\u2019t find a cafe by that name in Oslo.", False),
+        ("That name sounds fictional.", False),
+        ("Cobalt Ember is a cozy cafe in central Oslo, known for pastries.", True),
+        ("There doesn't appear to be a plant named Aus bus.", False),
+        ("Aus bus isn't a species I can find in the literature.", False),
+        ("Cobalt Ember doesn't ring a bell as a cafe in Oslo.", False),
+        ("There has been no scientific discovery called the Mea Nui.", False),
+        ("I don't know of a bakery by that name in Dawukou.", False),
+        ("I have no reliable information about this medicine.", False),
+        ("Aus bus isn't a recognised species.", False),
+        ("Feng is an ointment; there is no clinical evidence for some of its claims.", True),
+        ("It doesn't appear to be expensive: the cafe serves cheap pastries.", True),
+    ],
+)
 def test_rule_version_treats_abstentions_and_existence_denials_as_not_believing(response, believes):
     """The phrase-based rule: abstention phrases and existence denials / hedges mean not believing."""
     assert ne.DOES_BELIEVE.rule({"response": response, "name": "Aus bus"}) is believes
@@ -107,17 +117,23 @@ def test_rule_version_treats_abstentions_and_existence_denials_as_not_believing(
 
 def test_llm_judge_parses_does_believe_and_counts_unparseable(tmp_path):
     """An LLM judge reads {"does_believe": bool}; a reply unreadable even after the reminder is unjudged."""
+
     def reply(messages):
         text = messages[-1]["content"] if messages[-1]["role"] == "user" else ""
         if "Answer with exactly" in text:
             return "still no idea"
         if "XYZZY" in messages[1]["content"]:
             return "hmm"
-        return '```json\n{"does_believe": true}\n```' if "beetle" in messages[1]["content"].split("Now judge")[1] else '{"does_believe": false}'
+        return (
+            '```json\n{"does_believe": true}\n```'
+            if "beetle" in messages[1]["content"].split("Now judge")[1]
+            else '{"does_believe": false}'
+        )
 
     with LoopbackChatServer(reply) as server:
-        judge = make_judge(f"openai:base_url={server.base_url},model=j,max_retries=1,backoff=0.01",
-                           CallCache(tmp_path / "c.sqlite"))
+        judge = make_judge(
+            f"openai:base_url={server.base_url},model=j,max_retries=1,backoff=0.01", CallCache(tmp_path / "c.sqlite")
+        )
         responses = ["A beetle from Peru.", "I do not know it.", "XYZZY"]
         records = judged(ne.GENERATED, responses, DOCS[:3], judge)
     assert [r["outcome"] for r in records] == ["believed", "not_believed", "unjudged"]
@@ -129,7 +145,9 @@ def test_hallubench_score_supports_both_tasks(tmp_path):
     for task, docs in (("mixedentities", DOCS[:2]), ("generatedentities", DOCS[2:])):
         path = tmp_path / f"samples_{task}.jsonl"
         full = [{**{"id": str(i), "place": "", "place_tier": ""}, **d} for i, d in enumerate(docs)]
-        lines = [{"doc": d, "resps": [[r]]} for d, r in zip(full, ["It is a real thing.", "I'm sorry, I don't know it."])]
+        lines = [
+            {"doc": d, "resps": [[r]]} for d, r in zip(full, ["It is a real thing.", "I'm sorry, I don't know it."])
+        ]
         path.write_text("\n".join(json.dumps(x) for x in lines))
         assert set(BENCHMARKS[task].columns) <= set(full[0])
         result, _ = score(task, path, {"judge": "rule"})

@@ -17,15 +17,29 @@ from hallubench.errors import HallubenchError
 
 # (tsn, parent, name, children); kingdoms: 202423 Animalia, 202422 Plantae, 50 Bacteria.
 ITIS_ROWS = [
-    (202423, 0, "Animalia", 1), (1, 202423, "Felidae", 5),
-    (10, 1, "Panthera", 2), (100, 10, "Panthera leo", 0), (101, 10, "Panthera tigris", 0),
-    (11, 1, "Neofelis", 1), (110, 11, "Neofelis nebulosa", 0),
-    (12, 1, "Felis", 1), (120, 12, "Felis leo", 0),
-    (13, 1, "Acinonyx", 0), (14, 1, "Felis x Panthera", 1),
-    (202422, 0, "Plantae", 1), (2, 202422, "Fagaceae", 2),
-    (20, 2, "Quercus", 1), (200, 20, "Quercus robur", 0), (21, 2, "Fagus", 1), (210, 21, "Fagus sylvatica", 0),
-    (50, 0, "Bacteria", 1), (3, 50, "Enterobacteriaceae", 2),
-    (30, 3, "Escherichia", 1), (300, 30, "Escherichia coli", 0), (31, 3, "Salmonella", 1), (310, 31, "Salmonella enterica", 0),
+    (202423, 0, "Animalia", 1),
+    (1, 202423, "Felidae", 5),
+    (10, 1, "Panthera", 2),
+    (100, 10, "Panthera leo", 0),
+    (101, 10, "Panthera tigris", 0),
+    (11, 1, "Neofelis", 1),
+    (110, 11, "Neofelis nebulosa", 0),
+    (12, 1, "Felis", 1),
+    (120, 12, "Felis leo", 0),
+    (13, 1, "Acinonyx", 0),
+    (14, 1, "Felis x Panthera", 1),
+    (202422, 0, "Plantae", 1),
+    (2, 202422, "Fagaceae", 2),
+    (20, 2, "Quercus", 1),
+    (200, 20, "Quercus robur", 0),
+    (21, 2, "Fagus", 1),
+    (210, 21, "Fagus sylvatica", 0),
+    (50, 0, "Bacteria", 1),
+    (3, 50, "Enterobacteriaceae", 2),
+    (30, 3, "Escherichia", 1),
+    (300, 30, "Escherichia coli", 0),
+    (31, 3, "Salmonella", 1),
+    (310, 31, "Salmonella enterica", 0),
 ]
 # The only species names a sibling-genus swap can make that the fixture does not hold.
 NEW_ANIMALS = {"Neofelis leo", "Neofelis tigris", "Felis tigris", "Panthera nebulosa", "Felis nebulosa"}
@@ -48,9 +62,13 @@ def itis_db(tmp_path) -> Path:
     path = tmp_path / "ITIS.sqlite"
     parent_of = {tsn: parent for tsn, parent, _, _ in ITIS_ROWS}
     with sqlite3.connect(path) as db:
-        db.execute("CREATE TABLE hierarchy (hierarchy_string TEXT, TSN INT, Parent_TSN INT, level INT, ChildrenCount INT)")
+        db.execute(
+            "CREATE TABLE hierarchy (hierarchy_string TEXT, TSN INT, Parent_TSN INT, level INT, ChildrenCount INT)"
+        )
         db.execute("CREATE TABLE longnames (tsn INT, completename TEXT)")
-        db.executemany("INSERT INTO hierarchy VALUES (?, ?, ?, 0, ?)", [(_path(t, parent_of), t, p, c) for t, p, _, c in ITIS_ROWS])
+        db.executemany(
+            "INSERT INTO hierarchy VALUES (?, ?, ?, 0, ?)", [(_path(t, parent_of), t, p, c) for t, p, _, c in ITIS_ROWS]
+        )
         db.executemany("INSERT INTO longnames VALUES (?, ?)", [(t, n) for t, _, n, _ in ITIS_ROWS])
     return path
 
@@ -121,7 +139,15 @@ def test_medicine_pools_are_kept_per_name_length_and_position(kaggle_csv):
         assert len(words) == len(row["source_name"].split()) > 1
 
 
-STEM_NAMES = ["Calcium Sandoz Forte", "Vitamin C", "Crocin Advance", "Zincovit Tablet", "Aspirin", "Dolo Plus", "Ultra D3"]
+STEM_NAMES = [
+    "Calcium Sandoz Forte",
+    "Vitamin C",
+    "Crocin Advance",
+    "Zincovit Tablet",
+    "Aspirin",
+    "Dolo Plus",
+    "Ultra D3",
+]
 
 
 def test_words_and_brand_stems_of_real_names_are_rejected_in_any_case():
@@ -133,7 +159,9 @@ def test_words_and_brand_stems_of_real_names_are_rejected_in_any_case():
     assert not names.is_reserved("Calcium Plus") and not names.exists("Calcium Plus")
     rows, report = generate(["medicine"], 50, 1, lambda: None, lambda: names, allow_shortfall=True)
     made = {r["name"] for r in rows}
-    two_word = {f"{a} {b}" for a in ("Vitamin", "Crocin", "Zincovit", "Dolo") for b in ("C", "Advance", "Tablet", "Plus")}
+    two_word = {
+        f"{a} {b}" for a in ("Vitamin", "Crocin", "Zincovit", "Dolo") for b in ("C", "Advance", "Tablet", "Plus")
+    }
     assert made == two_word - {"Vitamin C", "Crocin Advance", "Zincovit Tablet", "Dolo Plus"}
     assert not any(names.is_reserved(n) for n in made) and report.rejected[("medicine", "exists")] > 0
 
@@ -149,7 +177,9 @@ def test_offline_dictionary_feeds_only_medicine_names_into_the_pools():
         assert names.exists(protein) and protein.lower() not in shapes, protein
     assert {"aspirin", "ibuprofen", "metformin"} <= shapes
     assert not any(w in ("Regulator", "Factor", "Receptor", "Protein", "Kinase") for s in names.shapes for w in s)
-    assert is_medicine_entry("zolvex", [{"drugbank_id": "DB1"}]) and not is_medicine_entry("zolvex", [{"mesh_id": "D1"}])
+    assert is_medicine_entry("zolvex", [{"drugbank_id": "DB1"}]) and not is_medicine_entry(
+        "zolvex", [{"mesh_id": "D1"}]
+    )
     assert not is_medicine_entry("mast cell growth factor", [{"drugbank_id": "DB2"}])
 
 
@@ -170,8 +200,23 @@ def test_domains_are_validated():
 
 def _generate_cli(out: Path, itis_db: Path, kaggle_csv: Path, hash_seed: str) -> None:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    cmd = [sys.executable, "-m", "hallubench.cli", "generate", "mixedentities", "--n-per-domain", "2", "--seed", "5",
-           "--itis-db", str(itis_db), "--medicine-csv", str(kaggle_csv), "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "hallubench.cli",
+        "generate",
+        "mixedentities",
+        "--n-per-domain",
+        "2",
+        "--seed",
+        "5",
+        "--itis-db",
+        str(itis_db),
+        "--medicine-csv",
+        str(kaggle_csv),
+        "--out",
+        str(out),
+    ]
     subprocess.run(cmd, check=True, env=env, capture_output=True)
 
 
@@ -193,9 +238,20 @@ def test_ncbi_knows_real_species_and_mixed_names_are_new():
     from generators.nonexistent.taxonomy import NcbiTaxonomy
 
     tax = NcbiTaxonomy()
-    for real in ("Panthera leo", "Homo sapiens", "Quercus robur", "Escherichia coli", "Arabidopsis thaliana", "Neofelis nebulosa"):
+    for real in (
+        "Panthera leo",
+        "Homo sapiens",
+        "Quercus robur",
+        "Escherichia coli",
+        "Arabidopsis thaliana",
+        "Neofelis nebulosa",
+    ):
         assert tax.exists(real), real
-    assert (tax.domain("Panthera leo"), tax.domain("Quercus robur"), tax.domain("Escherichia coli")) == ("animal", "plant", "bacteria")
+    assert (tax.domain("Panthera leo"), tax.domain("Quercus robur"), tax.domain("Escherichia coli")) == (
+        "animal",
+        "plant",
+        "bacteria",
+    )
     assert tax.sibling_genera("Panthera leo") == ["Neofelis", "Pardofelis"]
     rows, _ = generate(["animal", "plant", "bacteria"], 3, 11, lambda: tax, lambda: None)
     for row in rows:

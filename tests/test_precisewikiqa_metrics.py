@@ -5,10 +5,10 @@ import math
 
 from hallu_metrics import precisewikiqa as pw
 from hallu_metrics.judges import JudgeSet, Verdict
+from hallu_metrics.judges.rules import contains_abstention_phrase, matches_gold
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.stats import mean_of_counted
 from lm_eval_tasks.judged_task import RecordMetrics
-from hallu_metrics.judges.rules import contains_abstention_phrase, matches_gold
 
 
 def summary(outcomes, difficulties=None):
@@ -18,7 +18,16 @@ def summary(outcomes, difficulties=None):
 
 def test_rates_follow_the_paper_definitions():
     """FRR over N, hallucination rate over attempted-and-judged answers, unjudged only in its own rate."""
-    outcomes = ["abstained", "correct", "correct", "hallucinated", "hallucinated", "hallucinated", "unjudged", "abstained"]
+    outcomes = [
+        "abstained",
+        "correct",
+        "correct",
+        "hallucinated",
+        "hallucinated",
+        "hallucinated",
+        "unjudged",
+        "abstained",
+    ]
     r = summary(outcomes)
     assert r["n"] == 8
     assert r["false_refusal_rate"] == 2 / 8

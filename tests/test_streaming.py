@@ -4,11 +4,11 @@ barrier between steps), under the judge's bounded concurrency, with cache and re
 import threading
 import time
 
-from hallubench.backends import CallCache
-from hallubench.loopback import LoopbackChatServer
 from hallu_metrics import precisewikiqa
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.pipeline import judge_responses
+from hallubench.backends import CallCache
+from hallubench.loopback import LoopbackChatServer
 
 
 class Recorder:
@@ -34,8 +34,10 @@ def test_second_step_starts_before_the_first_step_of_all_items_is_done(tmp_path)
     recorder = Recorder()
     docs = [{"question": f"question {i}?", "answer": "x"} for i in range(6)]
     with LoopbackChatServer(recorder) as server:
-        judges = JudgeSet({"judge": f"openai:base_url={server.base_url},model=j,concurrency=4"},
-                          cache=CallCache(tmp_path / "c.sqlite"))
+        judges = JudgeSet(
+            {"judge": f"openai:base_url={server.base_url},model=j,concurrency=4"},
+            cache=CallCache(tmp_path / "c.sqlite"),
+        )
         records = judge_responses(precisewikiqa.BENCHMARK, ["x"] * 6, docs, judges)
         judges.close()
     assert [r["outcome"] for r in records] == ["correct"] * 6

@@ -108,7 +108,9 @@ class BraveChecker:
         key = os.environ.get(BRAVE_KEY_ENV)
         if not key:
             raise HallubenchError(f"--checker brave needs a Brave Search API key in ${BRAVE_KEY_ENV}")
-        self._client = httpx.Client(headers={"X-Subscription-Token": key, "Accept": "application/json"}, timeout=timeout)
+        self._client = httpx.Client(
+            headers={"X-Subscription-Token": key, "Accept": "application/json"}, timeout=timeout
+        )
         self._url, self._attempts = url, attempts
         self.source = "Brave web search (top-3 titles + type word in description)"
 

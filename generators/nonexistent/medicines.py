@@ -100,7 +100,10 @@ class MedicineNames:
 def load_kaggle(path: Path) -> MedicineNames:
     """The Kaggle 250k medicines CSV: every ``name`` and ``substitute*`` cell is a real name."""
     if not Path(path).is_file():
-        raise HallubenchError(f"medicine list {path} not found (Kaggle: shudhanshusingh/250k-medicines-usage-side-effects-and-substitutes)")
+        raise HallubenchError(
+            f"medicine list {path} not found (Kaggle: "
+            "shudhanshusingh/250k-medicines-usage-side-effects-and-substitutes)"
+        )
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         missing = [c for c in KAGGLE_COLUMNS[:1] if c not in (reader.fieldnames or [])]

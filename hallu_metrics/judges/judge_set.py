@@ -3,11 +3,11 @@ cache, closed together."""
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
-from hallubench.backends import CallCache
 from hallu_metrics.judges.base import Judge
 from hallu_metrics.judges.kinds import make_judge, public_spec
+from hallubench.backends import CallCache
 
 
 class JudgeSet:
@@ -16,8 +16,13 @@ class JudgeSet:
     the run's other settings (lm-eval ``--metadata``, ``hallubench score`` options such as ``knowledge``) for
     judging chains that need more than judges."""
 
-    def __init__(self, specs: Mapping[str, str], cache: CallCache | None = None, retry_unparseable: bool = False,
-                 settings: Mapping[str, object] | None = None):
+    def __init__(
+        self,
+        specs: Mapping[str, str],
+        cache: CallCache | None = None,
+        retry_unparseable: bool = False,
+        settings: Mapping[str, object] | None = None,
+    ):
         if "judge" not in specs:
             raise ValueError("a JudgeSet needs the 'judge' role")
         self.specs = dict(specs)

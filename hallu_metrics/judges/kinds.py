@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
+from hallu_metrics.judges.base import Check, Judge, Verdict
+from hallu_metrics.judges.llm import LLMJudge
 from hallubench.backends import BACKEND_KINDS, CallCache, backend_spec, make_client
 from hallubench.backends.aio import MicroBatcher
 from hallubench.errors import HallubenchError
 from hallubench.specs import parse_spec
-from hallu_metrics.judges.base import Check, Judge, Verdict
-from hallu_metrics.judges.llm import LLMJudge
 
 SCORER_KINDS = ("hhem", "nli")
 
@@ -89,7 +90,8 @@ def _scorer_judge(spec: str, cache: CallCache, retry_unparseable: bool = False) 
     from hallu_metrics.scorers import make_classifier_scorer
 
     parsed = parse_spec(spec, SCORER_KINDS)
-    return ScorerJudge(make_classifier_scorer({"kind": parsed.kind, **parsed.args}), cache, parsed.public())
+    kind = {"hhem": "hhem-2.1", "nli": "nli"}[parsed.kind]  # `hhem:kind=hhem-1.0,...` picks the older model
+    return ScorerJudge(make_classifier_scorer({"kind": kind, **parsed.args}), cache, parsed.public())
 
 
 JUDGE_KINDS: dict[str, Callable[..., Judge]] = {

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from hallu_metrics.judges.base import Check, Verdict
 from hallubench.backends import ChatRequest, ModelClient
 from hallubench.specs import redact
-from hallu_metrics.judges.base import Check, Verdict
 
 
 class LLMJudge:

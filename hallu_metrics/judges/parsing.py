@@ -14,7 +14,11 @@ def _json_objects(text: str) -> list[dict]:
     objects = []
     for match in _OBJECT.finditer(_FENCE.sub(" ", text)):
         candidate = match.group(0)
-        for attempt in (candidate, candidate.replace("'", '"'), re.sub(r"\b(True|False)\b", lambda m: m.group(1).lower(), candidate)):
+        for attempt in (
+            candidate,
+            candidate.replace("'", '"'),
+            re.sub(r"\b(True|False)\b", lambda m: m.group(1).lower(), candidate),
+        ):
             try:
                 value = json.loads(attempt)
             except ValueError:

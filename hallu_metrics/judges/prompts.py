@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 _DELIMITER = re.compile(r"<{2,}\s*/?\s*(?:BEGIN|END)?\s*[A-Z_ ]*>{2,}|<<<|>>>", re.IGNORECASE)
 
@@ -28,7 +29,8 @@ def few_shot_judgement(
     """System instruction + worked examples ending in ``Judgement: {"key": value}`` + the conversation
     to judge, its two turns in data blocks."""
     shots = "\n\n".join(
-        f"{data_block('user', q)}\n{data_block('chatbot', r)}\nJudgement: {json.dumps({key: v})}" for q, r, v in examples
+        f"{data_block('user', q)}\n{data_block('chatbot', r)}\nJudgement: {json.dumps({key: v})}"
+        for q, r, v in examples
     )
     prompt = (
         f"Examples:\n\n{shots}\n\n{intro}\n{data_block('user', user_turn)}\n{data_block('chatbot', response)}\n"

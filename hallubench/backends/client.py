@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Sequence
 
 from tqdm.auto import tqdm
 
@@ -58,7 +58,9 @@ class ModelClient:
         self.stats = CallStats()
         self._per_request = hasattr(backend, "complete_one")
         concurrency = int(getattr(backend, "concurrency", 1))
-        self._executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="call") if self._per_request else None
+        self._executor = (
+            ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="call") if self._per_request else None
+        )
         self._batcher = None if self._per_request else MicroBatcher(lambda reqs: _complete_batch(backend, reqs))
         self._in_flight: dict[str, asyncio.Future] = {}
 

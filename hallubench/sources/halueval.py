@@ -3,8 +3,9 @@ file downloaded once from the official repository (RUCAIBox/HaluEval ``data/<tas
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from datasets.utils.file_utils import cached_path
 
@@ -33,7 +34,9 @@ def official_file(task: str, location: str | None) -> str:
     candidates = [exact] if exact.is_file() else sorted(path.glob(f"{task}_data*.json"))
     if len(candidates) != 1:
         found = ", ".join(p.name for p in candidates) or "none"
-        raise HallubenchError(f"{location}: need one {task}_data*.json in this folder for the {task} task (found: {found})")
+        raise HallubenchError(
+            f"{location}: need one {task}_data*.json in this folder for the {task} task (found: {found})"
+        )
     return str(candidates[0])
 
 
