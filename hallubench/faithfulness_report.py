@@ -68,11 +68,15 @@ def faithfulness_figure(results: Sequence[dict[str, Any] | str | Path], path: st
     width = 0.8 / len(loaded)
     for i, result in enumerate(loaded):
         residuals = _residuals(result)
-        heights = [residuals[g] if residuals[g] is not None else 0.0 for g in groups]
-        bars.bar([g + i * width for g in range(len(groups))], heights, width, label=scorer_label(result))
+        xs = [g + i * width for g in range(len(groups))]
+        bars.bar(xs, [residuals[g] or 0.0 for g in groups], width, label=scorer_label(result))
+        for x, group in zip(xs, groups):
+            if residuals[group] is None:  # nothing scored: no bar, not a perfect one
+                bars.text(x, 0.05, "n/a", rotation=90, ha="center", va="bottom", fontsize=7)
     bars.set_xticks([g + 0.4 - width / 2 for g in range(len(groups))], groups, rotation=20)
     bars.set(title="residual |expected - predicted|", ylabel="mean absolute residual (0-4)", ylim=(0, 4))
     bars.grid(axis="y", alpha=0.3)
+    bars.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(str(path), dpi=120)
     plt.close(fig)

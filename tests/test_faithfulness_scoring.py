@@ -150,3 +150,20 @@ def test_hhem_task_maps_p_consistent_to_one_to_five(tmp_path):
     assert all(1.0 <= r["score"] <= 5.0 for r in records)
     with pytest.raises(HallubenchError, match="needs a classifier judge"):
         judge_responses(HHEM, [""], _docs_of(PAIRS[:1]), JudgeSet({"judge": "rule"}))
+
+
+def test_figure_draws_progression_and_residuals_of_several_scorers(tmp_path):
+    """faithfulness_figure writes one PNG from several results, a scorer with nothing scored included; a result
+    of another benchmark is refused with one line."""
+    from hallubench.faithfulness_report import faithfulness_figure, scorer_label
+
+    docs = [_doc("gold_full", 5), _doc("intrinsic", 1, 1.0), _doc("progression", 5, 0.0, "intrinsic"),
+            _doc("progression", 1, 1.0, "intrinsic")]
+    scored = {**RUBRIC_TASK.summarize([read_reply(f'{{"score": {s}}}') for s in (5, 2, 5, 2)], docs), "model": "A"}
+    nothing = {**RUBRIC_TASK.summarize([read_reply("?")] * 4, docs), "task": "faithfulness_rubric_so"}
+    path = tmp_path / "figure.png"
+    faithfulness_figure([scored, nothing], path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert scorer_label(scored) == "A" and scorer_label(nothing) == "faithfulness_rubric_so"
+    with pytest.raises(HallubenchError, match="not faithfulness results"):
+        faithfulness_figure([{"task": "precisewikiqa", "n": 1}], tmp_path / "other.png")

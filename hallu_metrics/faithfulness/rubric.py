@@ -25,11 +25,11 @@ LOW, HIGH = 1, 5
 REASONING_TOKENS, SCORE_ONLY_TOKENS = 256, 16  # greedy generation budgets of the two formats
 
 _OUTPUT = {
-    True: ('Reply with one JSON object and nothing else, with two keys: "reasoning" (why you chose the score) '
-           'and "score" (a whole number from 1 to 5), for example:\n{"reasoning": "The summary gives the '
-           'price as 80 euros but the source says 60 euros.", "score": 2}'),
-    False: ('Reply with one JSON object and nothing else, with the single key "score" (a whole number from '
-            '1 to 5), for example:\n{"score": 4}'),
+    True: ('Reply with one JSON object and nothing else, with two keys: "reasoning" (a short explanation of which '
+           'statements of the summary the source supports or not) and "score" (a whole number from 1 to 5), in '
+           'this shape: {"reasoning": "...", "score": N}'),
+    False: ('Reply with one JSON object and nothing else, with the single key "score" (a whole number from 1 to '
+            '5), in this shape: {"score": N}'),
 }
 
 
