@@ -129,8 +129,12 @@ def page_passages_of(doc: Mapping[str, Any], words: int) -> list[Passage]:
 
 def top_passages(retriever: Retriever, entity: str, facts: Sequence[str], passages: Sequence[Passage]
                  ) -> list[list[Passage]]:
-    """The top passages for each fact, query = entity + fact (FActScore's topic + atomic fact)."""
-    return [retriever.rank(query(entity, fact), passages) for fact in facts]
+    """The top passages for each fact, query = entity + fact (FActScore's topic + atomic fact). With embedding
+    ranking the queries are embedded in one batch first (into the retriever's cache), not one model call each."""
+    queries = [query(entity, fact) for fact in facts]
+    if retriever.method == "embedding" and passages:
+        retriever.cache.embed(retriever.embedder, queries)
+    return [retriever.rank(text, passages) for text in queries]
 
 
 # --- judging chain ------------------------------------------------------------------------------------------
