@@ -5,16 +5,26 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from generators import generatedentities, halueval, mixedentities, precisewikiqa, wildhallucinations
+from generators import (
+    faithfulness,
+    generatedentities,
+    halueval,
+    longwiki,
+    mixedentities,
+    precisewikiqa,
+    wildhallucinations,
+)
 from generators.protocol import Generator, features_for
 from generators.publishing import check_output_dir, push_test_set, save_test_set
 from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
 
 GENERATORS: dict[str, tuple[Generator, str]] = {
     "precisewikiqa": (precisewikiqa, "Generate a PreciseWikiQA test set (HalluLens 3.1)"),
+    "longwiki": (longwiki, "Generate a LongWiki prompt set (HalluLens 3.2)"),
     "halueval": (halueval, "Generate HaluEval qa/dialogue/summarization samples (sampling-then-filtering)"),
     "mixedentities": (mixedentities, "Generate a MixedEntities test set (HalluLens 3.3)"),
     "generatedentities": (generatedentities, "Generate a GeneratedEntities test set (HalluLens 3.3)"),
+    "faithfulness": (faithfulness, "Generate a faithfulness-scorer set: gold, intrinsic, extrinsic, progression"),
     "wildhallucinations": (
         wildhallucinations,
         "Generate a WildHallucinations entity set (Zhao et al., 2024, section 2)",

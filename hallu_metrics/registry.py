@@ -8,6 +8,7 @@ from hallu_metrics import (
     faitheval,
     halueval,
     hhem_summarization,
+    longwiki,
     nonexistent_refusal,
     popqa,
     precisewikiqa,
@@ -22,6 +23,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     b.name: b
     for b in (
         precisewikiqa.BENCHMARK,
+        longwiki.BENCHMARK,
         nonexistent_refusal.MIXED,
         nonexistent_refusal.GENERATED,
         *halueval.BENCHMARKS,

@@ -120,12 +120,14 @@ def _role(text: str) -> tuple[str, str]:
 
 def build_parser() -> argparse.ArgumentParser:
     from generators.cli import add_parsers
+    from hallubench.knowledge_cli import add_parser as add_knowledge_parser
     from hallu_metrics.judges import DEFAULT_JUDGE
     from hallu_metrics.registry import TASKS
 
     parser = argparse.ArgumentParser(prog="hallubench", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     add_parsers(sub)
+    add_knowledge_parser(sub)
     sub.add_parser("tasks-path", help="print the folder to pass to lm_eval --include_path").set_defaults(
         handler=_tasks_path
     )
