@@ -170,7 +170,7 @@ def load_hhem_2_1(source: ModelSource, foundation: ModelSource, settings: Scorer
     return _scorer(identity, tokenizer, module, hhem_2_1_probability, encode_pair, settings)
 
 
-def entailment_index(label2id: dict[str, int], label: str) -> int:
+def label_index(label2id: dict[str, int], label: str) -> int:
     """Index of ``label`` among a classifier's labels, ignoring case."""
     found = {name.lower(): index for name, index in label2id.items()}.get(label.lower())
     if found is None:
@@ -196,7 +196,7 @@ def load_sequence_classifier(
         head: Callable = single_logit_probability
         identity = f"hhem-1.0:{source.ref()}"
     else:
-        head = functools.partial(label_probability, index=entailment_index(config.label2id, label))
+        head = functools.partial(label_probability, index=label_index(config.label2id, label))
         identity = f"nli:{source.ref()}:{label}"
     tokenizer = AutoTokenizer.from_pretrained(source.name, **source.from_pretrained_kwargs())
     return _scorer(identity, tokenizer, module, head, lambda a, b: tokenizer(a, b), settings)
