@@ -120,9 +120,9 @@ def _role(text: str) -> tuple[str, str]:
 
 def build_parser() -> argparse.ArgumentParser:
     from generators.cli import add_parsers
-    from hallubench.knowledge_cli import add_parser as add_knowledge_parser
     from hallu_metrics.judges import DEFAULT_JUDGE
     from hallu_metrics.registry import TASKS
+    from hallubench.knowledge_cli import add_parser as add_knowledge_parser
 
     parser = argparse.ArgumentParser(prog="hallubench", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
