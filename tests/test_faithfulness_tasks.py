@@ -82,7 +82,7 @@ def test_score_baseline_on_a_dataset_without_samples(dataset, tmp_path):
     result = json.loads(out.read_text())
     assert result["counted"]["score"] == 4 and 1.0 <= result["score"] <= 5.0
     assert result["samples"].endswith("(dataset, empty responses)")
-    assert main(["score", "--task", "faithfulness_hhem", "--dataset", str(dataset), "--out",
+    assert main(["score", "--task", "faithfulness_hhem", "--dataset", str(dataset), "--judge", "rule", "--out",
                  str(tmp_path / "hhem.json")]) == 2
 
 

@@ -29,6 +29,7 @@ from hallu_metrics.faithfulness.rubric import faithfulness_check, load_rubric, p
 from hallu_metrics.judges.base import Judge
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.judges.kinds import ScorerJudge, judge_kind
+from hallu_metrics.scorers import HHEM_MODEL_ID
 from hallubench.errors import HallubenchError
 from lm_eval_tasks.settings import task_setting
 
@@ -188,6 +189,6 @@ def _benchmark(name: str, judge_item, **kwargs: Any) -> Benchmark:
 
 RUBRIC = _benchmark("faithfulness_rubric", judge_reply, tasks=("faithfulness_rubric", "faithfulness_rubric_so"),
                     judge_roles=(), doc_columns=(*COLUMNS, "prompt"), to_docs=rubric_docs)
-HHEM = _benchmark("faithfulness_hhem", judge_hhem)
+HHEM = _benchmark("faithfulness_hhem", judge_hhem, default_judge=f"hhem:model={HHEM_MODEL_ID}")  # HHEM-2.1, sliding
 BASELINE = _benchmark("faithfulness_baseline", judge_baseline)
 BENCHMARKS = (RUBRIC, HHEM, BASELINE)
