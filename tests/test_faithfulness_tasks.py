@@ -91,7 +91,8 @@ def test_lm_eval_runs_the_rubric_task_with_smollm2(dataset, tmp_path):
     """lm_eval with the local SmolLM2 as the rubric scorer on 4 pairs (16 new tokens): exit 0, the residual,
     score and unparseable_rate metrics are reported and the samples log holds the parsed records."""
     model_args = ",".join(f"{k}={v}" for k, v in embedded_model_args().items())
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
+           "OMP_NUM_THREADS": "1"}  # one thread: no oversubscription on a shared 2-core machine
     proc = subprocess.run(
         [sys.executable, "-m", "lm_eval", "--model", "hf", "--model_args", model_args, "--tasks",
          "faithfulness_rubric", "--limit", "4", "--gen_kwargs", "max_gen_toks=16", "--apply_chat_template",
