@@ -171,3 +171,20 @@ def test_llm_rewrites_use_the_template_and_keep_the_reply(tmp_path):
     assert {r["hypothesis"] for r in intrinsic} == {"The council met 5 times (changed).",
                                                     "It rained in Paris (changed)."}
     assert "LLM rewrites" in card.sections["Generation"]
+
+
+VECTARA = SHARED_DATA / "vectara_leaderboard" / "source_documents.jsonl"
+
+
+@needs_halueval
+@pytest.mark.skipif(not VECTARA.is_file(), reason="../shared/data/vectara_leaderboard is not present")
+def test_outside_documents_supply_the_extrinsic_clauses():
+    """With --outside (the Vectara leaderboard's documents, column `source`), every appended extrinsic clause is
+    a sentence of one of those documents, not of the HaluEval source."""
+    rows, _ = faithfulness.run(_args(outside=str(VECTARA), progression_n="0"))
+    outside = VECTARA.read_text(encoding="utf-8")
+    extrinsic = [r for r in rows if r["type"] == "extrinsic"]
+    assert extrinsic
+    for row in extrinsic:
+        clause = row["rewrite"].split("+ ", 1)[1].strip("'\"")
+        assert clause[1:30] in outside
