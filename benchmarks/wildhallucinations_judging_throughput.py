@@ -1,9 +1,10 @@
 """WildHallucinations judging throughput against a loopback OpenAI-compatible endpoint with injected latency.
 
-Per item: one atomic-facts call per sentence, then (after retrieval from the entity's pages in a thread, BM25 unless
-``--retrieval embedding``) one verification call per fact, each sentence's chain streaming on its own. Ideal wall
-time (issue: contract): max(calls x latency / K, longest chain x latency), the longest chain being extraction ->
-verification (2 calls).
+Per item: one atomic-facts call per sentence, then (after retrieval from the entity's pages in a thread) one
+verification call per fact, each sentence's chain streaming on its own. ``--retrieval``: ``bm25`` (default),
+``embedding`` (MiniLM; first runs are dominated by embedding new passages), or ``stub`` (one fixed passage per fact,
+no retrieval work: isolates the judging schedule). Ideal wall time (issue: contract): max(calls x latency / K,
+longest chain x latency), the longest chain being extraction -> verification (2 calls).
 Prints a markdown table (wall, ideal, wall / ideal, cached re-run wall and calls).
 Usage: python benchmarks/wildhallucinations_judging_throughput.py [--items 100] [--concurrency 8 32]
 """
@@ -16,7 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from hallu_metrics import wildhallucinations
 from hallu_metrics.judges import JudgeSet
+from hallu_metrics.longform.passages import Passage
 from hallu_metrics.pipeline import judge_all
 from hallu_metrics.wildhallucinations import BENCHMARK
 from hallubench.backends import CallCache
@@ -48,8 +51,16 @@ def workload(items: int, sentences: int) -> tuple[list[dict], list[str]]:
     return docs, responses
 
 
+def stub_passages(retriever, entity: str, facts: list[str], passages: list[Passage]) -> list[list[Passage]]:
+    """``--retrieval stub``: one fixed passage per fact, no retrieval work."""
+    return [[Passage("https://stub.example/", f"{entity} is described here.", 0)] for _ in facts]
+
+
 def run(docs: list[dict], responses: list[str], spec: str, cache: Path, retrieval: str) -> tuple[float, dict[str, int]]:
-    judges = JudgeSet({"judge": spec}, cache=CallCache(cache), settings={"retrieval": retrieval})
+    if retrieval == "stub":
+        wildhallucinations.top_passages = stub_passages
+    settings = {"retrieval": "bm25" if retrieval == "stub" else retrieval}
+    judges = JudgeSet({"judge": spec}, cache=CallCache(cache), settings=settings)
     start = time.perf_counter()
     run_sync(judge_all(BENCHMARK, responses, docs, judges))
     wall = time.perf_counter() - start
@@ -64,7 +75,7 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=5)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[8, 32])
-    parser.add_argument("--retrieval", choices=["embedding", "bm25"], default="bm25")
+    parser.add_argument("--retrieval", choices=["bm25", "embedding", "stub"], default="bm25")
     args = parser.parse_args()
     docs, responses = workload(args.items, args.sentences)
     rows = []
