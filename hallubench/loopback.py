@@ -8,10 +8,12 @@ messages) delays every answer.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -88,3 +90,25 @@ class LoopbackChatServer:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+@contextmanager
+def loopback_process(reply: Callable[[list[dict]], str], latency: float | Callable[[list[dict]], float] = 0.0
+                     ) -> Iterator[str]:
+    """A LoopbackChatServer in a forked child process, yielding its base URL: for throughput benchmarks,
+    where a server sharing the client's interpreter would compete with it for the GIL."""
+    context = multiprocessing.get_context("fork")
+    ports = context.Queue()
+
+    def serve() -> None:
+        server = LoopbackChatServer(reply, latency=latency)
+        ports.put(server.base_url)
+        threading.Event().wait()
+
+    process = context.Process(target=serve, daemon=True)
+    process.start()
+    try:
+        yield ports.get(timeout=30)
+    finally:
+        process.terminate()
+        process.join(timeout=10)

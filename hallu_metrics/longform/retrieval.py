@@ -10,6 +10,7 @@ kept by default, as in the paper.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -31,6 +32,7 @@ from hallubench.errors import HallubenchError
 
 TOP_K = 5
 METHODS = ("embedding", "bm25")
+BM25_INDEXES = 64  # BM25 indexes of recent candidate sets kept in memory
 
 
 class Retriever:
@@ -61,6 +63,8 @@ class Retriever:
             cache = cache if cache is not None else EmbeddingCache(default_embedding_cache_path())
         self.embedder = embedder
         self.cache = cache
+        self._lock = threading.Lock()
+        self._bm25_indexes: dict[tuple, object] = {}
 
     def candidate_passages(self, titles: Iterable[str]) -> list[Passage]:
         """All stored passages of the pages with these exact titles (missing titles are skipped)."""
@@ -99,15 +103,30 @@ class Retriever:
         (query_vector,) = self.cache.embed(self.embedder, [query_text])
         return _unit(vectors) @ _unit(query_vector[None, :])[0]
 
-    @staticmethod
-    def _bm25_scores(query_text: str, passages: Sequence[Passage]) -> np.ndarray:
+    def _bm25_scores(self, query_text: str, passages: Sequence[Passage]) -> np.ndarray:
         import bm25s
 
-        index = bm25s.BM25()
-        corpus = bm25s.tokenize([passage.text for passage in passages], stopwords="en", show_progress=False)
-        index.index(corpus, show_progress=False)
+        index = self._bm25_index(passages)
         (query_tokens,) = bm25s.tokenize([query_text], stopwords="en", return_ids=False, show_progress=False)
         return np.asarray(index.get_scores(query_tokens), dtype=np.float64)
+
+    def _bm25_index(self, passages: Sequence[Passage]):
+        """The BM25 index of a candidate set, built once and reused for every claim ranked over the same
+        passages (an entity's facts, a response's claims); the last ``BM25_INDEXES`` sets are kept."""
+        import bm25s
+
+        key = tuple((passage.title, passage.index, len(passage.text)) for passage in passages)
+        with self._lock:
+            index = self._bm25_indexes.pop(key, None)
+        if index is None:
+            index = bm25s.BM25()
+            corpus = bm25s.tokenize([passage.text for passage in passages], stopwords="en", show_progress=False)
+            index.index(corpus, show_progress=False)
+        with self._lock:
+            self._bm25_indexes[key] = index  # most recently used last
+            while len(self._bm25_indexes) > BM25_INDEXES:
+                self._bm25_indexes.pop(next(iter(self._bm25_indexes)))
+        return index
 
 
 def query(topic: str, claim: str) -> str:
