@@ -9,8 +9,9 @@ Two workloads:
 - a synthetic 4-step chain: step 1 -> step 2 fans out to 10 calls -> step 3 -> step 4, each call with a latency
   drawn per call (default 50-500 ms, seeded), where a barrier between steps costs most.
 The loopback server runs in a child process (sharing the client's interpreter, it would compete with it for
-the GIL and inflate wall times at high K). With a fixed latency, calls go out in whole waves of at most K, so ceil(calls / K) x latency is a
-second, tighter lower bound (0.8 s, not 0.62 s, for 200 calls at K=64). Prints markdown tables (wall, ideal, wall / ideal, cached re-run wall and calls).
+the GIL and inflate wall times at high K). With a fixed latency, calls go out in whole waves of at most K, so
+ceil(calls / K) x latency is a second, tighter lower bound (0.8 s, not 0.62 s, for 200 calls at K=64).
+Prints a markdown table (wall, ideal, wall / ideal, wall / whole-wave bound, cached re-run wall and calls).
 Usage: python benchmarks/judge_throughput.py [--items 100] [--concurrency 16 64]
 """
 
