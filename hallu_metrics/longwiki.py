@@ -27,7 +27,7 @@ from hallu_metrics.longform.entities import NER, SpacyNER
 from hallu_metrics.longform.knowledge import KnowledgeStore
 from hallu_metrics.longform.passages import Passage
 from hallu_metrics.longform.refusal import REFUSAL
-from hallu_metrics.longform.retrieval import Retriever
+from hallu_metrics.longform.retrieval import Retriever, query
 from hallu_metrics.longform.sentences import snippets, split_sentences
 from hallu_metrics.longform.verification import VERIFICATION
 from hallubench.errors import HallubenchError
@@ -68,6 +68,12 @@ class Evidence:
     def passages(self, question: str, claim: str, title: str) -> list[Passage]:
         titles = candidate_titles(self.store, question, claim, title, self.ner)
         return self.retriever.retrieve(claim, titles, topic=title)
+
+    def prepare(self, title: str, claims: list[str]) -> None:
+        """Embed all of a response's retrieval queries in one batch (embedding ranking only), so that each
+        claim's retrieval finds its query vector in the embedding cache instead of running the model alone."""
+        if self.retriever.method == "embedding":
+            self.retriever.cache.embed(self.retriever.embedder, [query(title, claim) for claim in claims])
 
 
 _OPENED: dict[tuple[str, str, str], Evidence] = {}
@@ -152,6 +158,7 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
         record["outcome"] = "no_claims"
         return record
     evidence = await asyncio.to_thread(open_evidence, judges.settings)
+    await asyncio.to_thread(evidence.prepare, doc["title"], claims)
     record["claims"] = list(await asyncio.gather(*(_verify(c, doc, evidence, judges) for c in claims)))
     verdicts = [c["verification"] for c in record["claims"]]
     record["n_claims"] = len(claims)
