@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import inspect
+import json
 from pathlib import Path
 
 from generators import (
@@ -17,6 +19,7 @@ from generators import (
 from generators.protocol import Generator, features_for
 from generators.publishing import check_output_dir, push_test_set, save_test_set
 from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
+from hallubench.provenance import file_checksum, prompts_hash, software
 
 GENERATORS: dict[str, tuple[Generator, str]] = {
     "precisewikiqa": (precisewikiqa, "Generate a PreciseWikiQA test set (HalluLens 3.1)"),
@@ -67,6 +70,25 @@ def open_clients(module, args: argparse.Namespace) -> ModelClient | list[ModelCl
     return make_client(backend_spec(specs), cache)
 
 
+_INPUT_OPTIONS = ("source", "wikirank_titles", "wikirank_scores", "conversations", "knowledge", "outside")
+
+
+def reproducibility(module: Generator, args: argparse.Namespace) -> str:
+    """The card section that lets a set be regenerated: software versions and git commit, the hash of the
+    generator module (its prompts and rules live in it), the command's options (specs without secrets) and the
+    sha256 of every local input file."""
+    lines = [f"- {name}: {version}" for name, version in software().items()]
+    module_hash = prompts_hash([inspect.getsource(module)])
+    lines.append(f"- generator prompts and rules: {module_hash} (hash of {module.__name__})")
+    options = {k: v for k, v in vars(args).items() if k not in ("handler", "push_to_hub", "private", "overwrite")}
+    lines.append(f"- options: `{json.dumps(options, default=str, sort_keys=True)}`")
+    for name in _INPUT_OPTIONS:
+        value = getattr(args, name, None)
+        if isinstance(value, (str, Path)) and Path(value).is_file():
+            lines.append(f"- {name} {value}: {file_checksum(value)}")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     module, _ = GENERATORS[args.generator_name]
     features = features_for(module, f"{args.generator_name}_{getattr(args, 'task', '')}")
@@ -77,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         for client in dict.fromkeys(clients if isinstance(clients, list) else filter(None, [clients])):
             client.report()
+    card.sections["Reproducibility"] = reproducibility(module, args)
     save_test_set(rows, features, args.out, card, args.overwrite)
     if args.push_to_hub:
         push_test_set(args.out, args.push_to_hub, args.private)

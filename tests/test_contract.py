@@ -75,3 +75,17 @@ def test_every_yaml_loads_in_lm_eval():
             if isinstance(value, str) and (key != "task" or "group" not in data):
                 names.add(value)
     assert names <= set(manager.all_tasks), sorted(names - set(manager.all_tasks))
+
+
+def test_dataset_cards_record_what_regenerates_the_set(tmp_path):
+    """A generated set's card names the software versions, the generator's prompt/rule hash, the options and the
+    checksum of every local input file (here the MixedEntities run with offline sources)."""
+    from hallubench.cli import main
+
+    out = tmp_path / "set"
+    assert main(["generate", "mixedentities", "--n-per-domain", "1", "--domains", "animal", "--seed", "0",
+                 "--out", str(out), "--cache", str(tmp_path / "c.sqlite")]) == 0
+    card = (out / "README.md").read_text()
+    section = card.split("## Reproducibility", 1)[1]
+    assert "- hallubench: " in section and "- lm_eval: " in section
+    assert "generator prompts and rules: sha256:" in section and '"seed": 0' in section

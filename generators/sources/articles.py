@@ -118,8 +118,8 @@ def _goodwiki_hub(revision: str | None) -> LoadedSource:
             f"cannot load {GOODWIKI_ID} from the Hugging Face Hub ({type(exc).__name__}); offline, pass a local "
             f"copy as --source PATH or use --source {OFFLINE_SOURCE}"
         ) from exc
-    fingerprint = getattr(table, "_fingerprint", "")
-    return _from_records(table, f"HF {GOODWIKI_ID}", revision or f"main (fingerprint {fingerprint})")
+    unpinned = "unpinned (the Hub's main branch on the generation date)"
+    return _from_records(table, f"HF {GOODWIKI_ID}", revision or unpinned)
 
 
 def load_articles(source: str) -> LoadedSource:
