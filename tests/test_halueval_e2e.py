@@ -29,10 +29,32 @@ def _lm_eval(output: Path, tasks: str, metadata: dict) -> dict:
     """lm_eval on SmolLM2 (greedy, 8 new tokens, 4 items per task); the results file's content."""
     model_args = ",".join(f"{k}={v}" for k, v in embedded_model_args().items())
     proc = subprocess.run(
-        [sys.executable, "-m", "lm_eval", "--model", "hf", "--model_args", model_args, "--tasks", tasks,
-         "--limit", "4", "--gen_kwargs", "max_gen_toks=8", "--apply_chat_template", "--include_path", str(TASKS_DIR),
-         "--metadata", json.dumps(metadata), "--output_path", str(output)],
-        capture_output=True, text=True, env=ENV, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "lm_eval",
+            "--model",
+            "hf",
+            "--model_args",
+            model_args,
+            "--tasks",
+            tasks,
+            "--limit",
+            "4",
+            "--gen_kwargs",
+            "max_gen_toks=8",
+            "--apply_chat_template",
+            "--include_path",
+            str(TASKS_DIR),
+            "--metadata",
+            json.dumps(metadata),
+            "--output_path",
+            str(output),
+        ],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(next(output.rglob("results_*.json")).read_text())
@@ -53,12 +75,36 @@ def test_lm_eval_runs_the_halueval_group_on_the_complete_official_data(tmp_path)
 
 
 def _generate(task: str, out: Path, *source: str) -> datasets.Dataset:
-    """`hallubench generate halueval` with SmolLM2 as generator and filter judge: 2 records, 32 new tokens per candidate."""
+    """`hallubench generate halueval` with SmolLM2 as generator and filter judge: 2 records, 32 new tokens per
+    candidate."""
     proc = subprocess.run(
-        [sys.executable, "-m", "hallubench.cli", "generate", "halueval", "--task", task, "--source", *source,
-         "--generator", "smollm2", "--n", "2", "--seed", "0", "--max-tokens", "32", "--out", str(out),
-         "--cache", str(out.parent / "calls.sqlite")],
-        capture_output=True, text=True, env=ENV, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "hallubench.cli",
+            "generate",
+            "halueval",
+            "--task",
+            task,
+            "--source",
+            *source,
+            "--generator",
+            "smollm2",
+            "--n",
+            "2",
+            "--seed",
+            "0",
+            "--max-tokens",
+            "32",
+            "--out",
+            str(out),
+            "--cache",
+            str(out.parent / "calls.sqlite"),
+        ],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return datasets.load_from_disk(str(out))["test"]
@@ -73,12 +119,20 @@ def test_summarization_set_from_news_documents_runs_in_lm_eval(tmp_path):
     documents = sorted((d for d in documents if len(d["source"]) >= 400), key=lambda d: len(d["source"]))[:4]
     news = tmp_path / "news.jsonl"
     news.write_text("".join(json.dumps(d) + "\n" for d in documents), encoding="utf-8")
-    rows = _generate("summarization", tmp_path / "set", str(news), "--source-columns", "right_summary=deepseek_r1_summary,document=source")
+    rows = _generate(
+        "summarization",
+        tmp_path / "set",
+        str(news),
+        "--source-columns",
+        "right_summary=deepseek_r1_summary,document=source",
+    )
     assert rows.num_rows == 2
     for row in rows:
         original = documents[row["source_index"]]
         assert row["document"] == original["source"] and row["right_summary"] == original["deepseek_r1_summary"]
-    results = _lm_eval(tmp_path / "eval", "halueval_summarization", {"dataset_halueval_summarization": str(tmp_path / "set")})
+    results = _lm_eval(
+        tmp_path / "eval", "halueval_summarization", {"dataset_halueval_summarization": str(tmp_path / "set")}
+    )
     assert results["n-samples"]["halueval_summarization"]["effective"] == 2  # one drawn answer per record
     for metric in ("accuracy", "invalid_rate"):
         assert 0.0 <= results["results"]["halueval_summarization"][f"{metric},judged"] <= 1.0
@@ -92,6 +146,7 @@ def test_qa_set_generated_by_the_local_model_is_a_task_dataset(tmp_path):
     rows = _generate("qa", tmp_path / "set", str(source))
     assert rows.num_rows == 2 and all(row["hallucinated_answer"] for row in rows)
     assert all(row["right_answer"] == json.loads(official[row["source_index"]])["right_answer"] for row in rows)
-    items = load("halueval_qa", halueval_task="qa", halueval_pairing="both",
-                 dataset_halueval_qa=str(tmp_path / "set"))["test"]
+    items = load("halueval_qa", halueval_task="qa", halueval_pairing="both", dataset_halueval_qa=str(tmp_path / "set"))[
+        "test"
+    ]
     assert items["label"] == ["No", "Yes"] * 2

@@ -33,7 +33,10 @@ def test_group_run_with_the_local_model(tmp_path):
         s.__enter__()
     try:
         specs = [f"openai:base_url={s.base_url},model=g" for s in servers]
-        assert main(["generate", "generatedentities", "--n-product", "2", "--generators", *specs, "--out", str(generated)]) == 0
+        assert (
+            main(["generate", "generatedentities", "--n-product", "2", "--generators", *specs, "--out", str(generated)])
+            == 0
+        )
     finally:
         for s in servers:
             s.__exit__(None, None, None)
@@ -41,10 +44,31 @@ def test_group_run_with_the_local_model(tmp_path):
     model_args = run([*hb, "model-args"]).stdout.strip()
     tasks_path = run([*hb, "tasks-path"]).stdout.strip()
     metadata = {"dataset_mixedentities": str(mixed), "dataset_generatedentities": str(generated), "judge": "rule"}
-    proc = run([str(BIN / "lm_eval"), "--model", "hf", "--model_args", model_args, "--tasks", "nonexistent_refusal",
-                "--limit", "4", "--batch_size", "4", "--gen_kwargs", "max_gen_toks=16", "--apply_chat_template",
-                "--include_path", tasks_path, "--metadata", json.dumps(metadata), "--log_samples",
-                "--output_path", str(tmp_path / "out")])
+    proc = run(
+        [
+            str(BIN / "lm_eval"),
+            "--model",
+            "hf",
+            "--model_args",
+            model_args,
+            "--tasks",
+            "nonexistent_refusal",
+            "--limit",
+            "4",
+            "--batch_size",
+            "4",
+            "--gen_kwargs",
+            "max_gen_toks=16",
+            "--apply_chat_template",
+            "--include_path",
+            tasks_path,
+            "--metadata",
+            json.dumps(metadata),
+            "--log_samples",
+            "--output_path",
+            str(tmp_path / "out"),
+        ]
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads(next((tmp_path / "out").rglob("results_*.json")).read_text())["results"]
     key = "false_acceptance_rate,judged"
