@@ -80,7 +80,8 @@ def reproducibility(module: Generator, args: argparse.Namespace) -> str:
     lines = [f"- {name}: {version}" for name, version in software().items()]
     module_hash = prompts_hash([inspect.getsource(module)])
     lines.append(f"- generator prompts and rules: {module_hash} (hash of {module.__name__})")
-    options = {k: v for k, v in vars(args).items() if k not in ("handler", "push_to_hub", "private", "overwrite")}
+    local = ("handler", "push_to_hub", "private", "overwrite", "out", "cache")  # where it ran, not what it made
+    options = {k: v for k, v in vars(args).items() if k not in local}
     lines.append(f"- options: `{json.dumps(options, default=str, sort_keys=True)}`")
     for name in _INPUT_OPTIONS:
         value = getattr(args, name, None)

@@ -6,12 +6,18 @@ bin 0 = least central = hardest. Pages without a score are left out of the bins 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
+from generators.protocol import seeded_rng
+from generators.sources.articles import Article
 from hallubench.errors import HallubenchError
+
+T = TypeVar("T")
 
 
 def _local(path_or_url: str) -> Path:
@@ -68,3 +74,31 @@ def bin_by_centrality(titles: list[str], centrality: dict[str, float], n_bins: i
     edges = np.quantile(values, np.arange(1, n_bins) / n_bins).tolist()
     bins = {t: int(np.searchsorted(edges, score, side="right")) for t, score in matched.items()}
     return Binning(bins, matched, edges, unmatched)
+
+
+def binned_pools(
+    articles: Iterable[Article],
+    binning: Binning | None,
+    seed: int,
+    make: Callable[[Article, int | None, float | None], T],
+    keep: Callable[[int], bool] = lambda bin_: True,
+) -> dict[int | None, list[T]]:
+    """Candidates per difficulty bin (bin None when the set is not binned), in a seeded order that does not
+    depend on the source's order: pages sorted by (title, pageid), then shuffled per bin. Pages outside the
+    binning, or in bins ``keep`` rejects, are left out."""
+    pools: dict[int | None, list[T]] = {}
+    for article in sorted(articles, key=lambda a: (a.title, a.pageid or 0)):
+        if binning is None:
+            pools.setdefault(None, []).append(make(article, None, None))
+        elif article.title in binning.bins and keep(binning.bins[article.title]):
+            bin_ = binning.bins[article.title]
+            pools.setdefault(bin_, []).append(make(article, bin_, binning.scores[article.title]))
+    for bin_, pool in pools.items():
+        seeded_rng(seed, "pool", bin_).shuffle(pool)
+    return pools
+
+
+def split_quota(n: int, bins: list[int | None]) -> dict[int | None, int]:
+    """``n`` items spread over ``bins`` as evenly as possible, the first bins taking the remainder."""
+    base, extra = divmod(n, len(bins))
+    return {bin_: base + (1 if i < extra else 0) for i, bin_ in enumerate(bins)}

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import datasets
 
 from generators.chunking import chunk_article, count_tokens, split_sentences
-from generators.difficulty import Binning, bin_by_centrality, load_centrality
+from generators.difficulty import Binning, bin_by_centrality, binned_pools, load_centrality, split_quota
 from generators.protocol import seeded_rng
 from generators.publishing import CardInfo, generation_date
 from generators.question_checks import unresolved_reference
@@ -159,25 +159,6 @@ def offline_prompt(title: str, lead: str, section: str) -> str:
     return f"Tell me about {title}, {predicate}."
 
 
-def _pools(articles: list[Article], binning: Binning | None, seed: int) -> dict[int | None, list[Candidate]]:
-    """Seeded, order-independent candidate order per level."""
-    pools: dict[int | None, list[Candidate]] = {}
-    for article in sorted(articles, key=lambda a: (a.title, a.pageid or 0)):
-        if binning is None:
-            pools.setdefault(None, []).append(Candidate(article, None, None))
-        elif binning.bins.get(article.title) in LEVELS:
-            level = binning.bins[article.title]
-            pools.setdefault(level, []).append(Candidate(article, level, binning.scores[article.title]))
-    for level, pool in pools.items():
-        seeded_rng(seed, "pool", level).shuffle(pool)
-    return pools
-
-
-def _quotas(n: int, levels: list[int | None]) -> dict[int | None, int]:
-    base, extra = divmod(n, len(levels))
-    return {level: base + (1 if i < extra else 0) for i, level in enumerate(levels)}
-
-
 def _pick_section(cand: Candidate, settings: Settings) -> bool:
     sections = chunk_article(cand.article.markdown, settings.min_tokens, settings.max_tokens)
     if not sections:
@@ -245,9 +226,9 @@ def generate(
         kept = [a for a in articles if a.title in in_store]
         report.skipped_not_in_store = len(articles) - len(kept)
         articles = kept
-    pools = _pools(articles, binning, settings.seed)
+    pools = binned_pools(articles, binning, settings.seed, Candidate, keep=lambda level: level in LEVELS)
     levels: list[int | None] = list(LEVELS) if binning else [None]
-    report.quotas = _quotas(settings.n, levels)
+    report.quotas = split_quota(settings.n, levels)
     accepted: dict[int | None, list[Candidate]] = {level: [] for level in levels}
     seen: set[str] = set()
     cursor = dict.fromkeys(levels, 0)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import datasets
 
 from generators.chunking import chunk_article, count_tokens
-from generators.difficulty import Binning, bin_by_centrality, load_centrality
+from generators.difficulty import Binning, bin_by_centrality, binned_pools, load_centrality, split_quota
 from generators.offline_questions import pick_question
 from generators.publishing import CardInfo, generation_date
 from generators.question_checks import rejection_reason
@@ -148,25 +148,6 @@ def _seed_for(seed: int, *parts: object) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
-def _pools(source: LoadedSource, binning: Binning | None, seed: int) -> dict[int | None, list[Candidate]]:
-    """Seeded, order-independent candidate order per bin."""
-    pools: dict[int | None, list[Candidate]] = {}
-    for article in sorted(source.articles, key=lambda a: (a.title, a.pageid or 0)):
-        if binning is None:
-            pools.setdefault(None, []).append(Candidate(article, None, None))
-        elif article.title in binning.bins:
-            b = binning.bins[article.title]
-            pools.setdefault(b, []).append(Candidate(article, b, binning.scores[article.title]))
-    for b, pool in pools.items():
-        random.Random(f"{seed}:pool:{b}").shuffle(pool)
-    return pools
-
-
-def _quotas(n: int, bins: list[int | None]) -> dict[int | None, int]:
-    base, extra = divmod(n, len(bins))
-    return {b: base + (1 if i < extra else 0) for i, b in enumerate(bins)}
-
-
 def generate(
     source: LoadedSource, client: ModelClient | None, settings: Settings, centrality: tuple[str, str] | None
 ) -> tuple[list[dict], Report, Binning | None]:
@@ -177,9 +158,9 @@ def generate(
     binning = None
     if centrality:
         binning = bin_by_centrality([a.title for a in source.articles], load_centrality(*centrality), N_BINS)
-    pools = _pools(source, binning, settings.seed)
+    pools = binned_pools(source.articles, binning, settings.seed, Candidate)
     bins: list[int | None] = list(range(N_BINS)) if binning else [None]
-    report = Report(quotas=_quotas(settings.n, bins))
+    report = Report(quotas=split_quota(settings.n, bins))
     available = sum(len(p) for p in pools.values())
     if available < settings.n and not settings.allow_shortfall:
         raise HallubenchError(f"the source has {available} usable pages, fewer than --n {settings.n}")
