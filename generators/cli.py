@@ -6,6 +6,7 @@ import argparse
 import inspect
 import json
 from pathlib import Path
+from typing import Any
 
 from generators import (
     faithfulness,
@@ -52,22 +53,35 @@ def add_parsers(subparsers) -> None:
         parser.set_defaults(handler=run)
 
 
-def open_clients(module, args: argparse.Namespace) -> ModelClient | list[ModelClient] | None:
-    """Clients for the backend spec(s) in the argument named by the module's ``CLIENT_OPTION``
-    (default ``generator``): one client for one spec, a list for a list (a spec given twice is one
-    client, so a local model loads once), None for no option."""
+def open_clients(module: Generator, args: argparse.Namespace) -> Any:
+    """The cached clients a generator asked for with ``CLIENT_OPTION`` (one shared call cache):
+
+    - an option name: one client for its spec, a list of clients for a list of specs (a spec given twice is one
+      client, so a local model loads once), None when the option is empty;
+    - a tuple of option names (several model roles): ``{option: client or None}``;
+    - None: no clients."""
     option = getattr(module, "CLIENT_OPTION", "generator")
     if option is None:
         return None
-    specs = getattr(args, option)
     cache = CallCache(args.cache)
-    if isinstance(specs, list):
-        made: dict[str, ModelClient] = {}
-        for spec in specs:
-            if spec not in made:
-                made[spec] = make_client(backend_spec(spec), cache)
-        return [made[spec] for spec in specs]
-    return make_client(backend_spec(specs), cache)
+    made: dict[str, ModelClient] = {}
+
+    def client(spec: str | None) -> ModelClient | None:
+        if not spec:
+            return None
+        if spec not in made:
+            made[spec] = make_client(backend_spec(spec), cache)
+        return made[spec]
+
+    if isinstance(option, tuple):
+        return {name: client(getattr(args, name)) for name in option}
+    specs = getattr(args, option)
+    return [client(spec) for spec in specs] if isinstance(specs, list) and specs else client(specs or None)
+
+
+def _opened(clients: Any) -> list[ModelClient]:
+    values = clients.values() if isinstance(clients, dict) else clients if isinstance(clients, list) else [clients]
+    return list(dict.fromkeys(c for c in values if c is not None))
 
 
 _INPUT_OPTIONS = ("source", "wikirank_titles", "wikirank_scores", "conversations", "knowledge", "outside")
@@ -98,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         rows, card = module.run(args, clients)
     finally:
-        for client in dict.fromkeys(clients if isinstance(clients, list) else filter(None, [clients])):
+        for client in _opened(clients):
             client.report()
     card.sections["Reproducibility"] = reproducibility(module, args)
     save_test_set(rows, features, args.out, card, args.overwrite)

@@ -25,13 +25,13 @@ from generators.protocol import seeded_rng
 from generators.publishing import CardInfo, generation_date
 from hallu_metrics.faithfulness.benchmark import COLUMNS, STEPS, TYPES, expected_score
 from hallu_metrics.longform.sentences import split_sentences
-from hallubench.backends import CallCache, ChatRequest, ModelClient, backend_spec, make_client
+from hallubench.backends import ChatRequest, ModelClient
 from hallubench.errors import HallubenchError
 
 KINDS = ("intrinsic", "extrinsic")
 PERTURBATIONS = ("llm", "rules")
 REWRITE_TOKENS = 160
-CLIENT_OPTION = None  # the generator model is opened in ``run`` only for --perturbation llm
+CLIENT_OPTION = "generator"  # the rewriting model (--perturbation llm); None without --generator
 FEATURES = datasets.Features({
     **COLUMNS,
     "source_index": datasets.Value("int64"),
@@ -288,7 +288,9 @@ def run(args: argparse.Namespace, clients: Any = None) -> tuple[list[dict[str, A
         if args.outside_column not in table.column_names:
             raise HallubenchError(f"--outside {args.outside} has no column {args.outside_column!r}")
         outside = [str(t) for t in table[args.outside_column] if t]
-    client = make_client(backend_spec(args.generator), CallCache(args.cache)) if args.perturbation == "llm" else None
+    client = clients if args.perturbation == "llm" else None
+    if args.perturbation == "llm" and client is None:
+        raise HallubenchError("--perturbation llm needs --generator SPEC (or use --perturbation rules offline)")
     try:
         rewriter = Rewriter(args.perturbation, args.seed, pairs, client, outside)
         provenance = f"perturbation={args.perturbation}" + (f",generator={client.public_spec}" if client else "")

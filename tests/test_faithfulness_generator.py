@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from generators import faithfulness
+from generators.cli import open_clients
 from generators.faithfulness_rules import change_number, extrinsic_rewrite, flip_negation, intrinsic_rewrite
 from hallubench.errors import HallubenchError
 from hallubench.loopback import LoopbackChatServer
@@ -105,6 +106,11 @@ def test_progression_swaps_k_of_five_sentences_nested_and_seeded():
     assert len(set(map(tuple, orders.values()))) > 1
 
 
+def run(args):
+    """The generator as `hallubench generate` runs it: its client opened by the CLI's open_clients."""
+    return faithfulness.run(args, open_clients(faithfulness, args))
+
+
 def _args(**extra) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     faithfulness.add_arguments(parser)
@@ -119,7 +125,7 @@ def _args(**extra) -> argparse.Namespace:
 def test_rules_set_from_halueval_summaries_is_complete_and_deterministic():
     """Every type is present, gold rows expect 5 and hallucinated ones 1, every sentence row is judged against the
     whole document, the card names the rule-based mode, and the same seed gives the same rows."""
-    rows, card = faithfulness.run(_args())
+    rows, card = run(_args())
     types = {r["type"] for r in rows}
     assert types == {"gold_full", "gold_sentence", "intrinsic", "extrinsic", "progression"}
     for row in rows:
@@ -131,7 +137,7 @@ def test_rules_set_from_halueval_summaries_is_complete_and_deterministic():
     for row in (r for r in rows if r["type"] == "intrinsic"):
         assert gold[(row["source_index"], row["sentence_index"])]["reference"] == row["reference"]
     assert "RULE-BASED" in card.sections["Generation"]
-    assert rows == faithfulness.run(_args())[0]
+    assert rows == run(_args())[0]
     assert set(faithfulness.FEATURES) >= set(rows[0])
 
 
@@ -139,9 +145,9 @@ def test_rules_set_from_halueval_summaries_is_complete_and_deterministic():
 def test_missing_source_columns_and_llm_without_generator_are_one_line_errors():
     """A source without the mapped columns names its columns; LLM rewrites need a generator spec."""
     with pytest.raises(HallubenchError, match="lacks"):
-        faithfulness.run(_args(source_columns="reference=nope,hypothesis=right_summary"))
+        run(_args(source_columns="reference=nope,hypothesis=right_summary"))
     with pytest.raises(HallubenchError, match="--generator"):
-        faithfulness.run(_args(perturbation="llm"))
+        run(_args(perturbation="llm"))
 
 
 def test_llm_rewrites_use_the_template_and_keep_the_reply(tmp_path):
@@ -162,7 +168,7 @@ def test_llm_rewrites_use_the_template_and_keep_the_reply(tmp_path):
         args = parser.parse_args(["--source", str(source), "--n", "2", "--generator",
                                   f"openai:base_url={server.base_url},model=m", "--progression-n", "0"])
         args.seed, args.cache = 0, tmp_path / "cache.sqlite"
-        rows, card = faithfulness.run(args)
+        rows, card = run(args)
         prompts = [r["messages"][-1]["content"] for r in server.requests]
         temperatures = {r.get("temperature") for r in server.requests}
     assert len(prompts) == 4 and all("=====\nSENTENCE:\n" in p and p.endswith("REWRITE:") for p in prompts)
@@ -181,7 +187,7 @@ VECTARA = SHARED_DATA / "vectara_leaderboard" / "source_documents.jsonl"
 def test_outside_documents_supply_the_extrinsic_clauses():
     """With --outside (the Vectara leaderboard's documents, column `source`), every appended extrinsic clause is
     a sentence of one of those documents, not of the HaluEval source."""
-    rows, _ = faithfulness.run(_args(outside=str(VECTARA), progression_n="0"))
+    rows, _ = run(_args(outside=str(VECTARA), progression_n="0"))
     outside = VECTARA.read_text(encoding="utf-8")
     extrinsic = [r for r in rows if r["type"] == "extrinsic"]
     assert extrinsic

@@ -13,6 +13,7 @@ import datasets
 import pytest
 
 from generators import wildhallucinations as wh
+from generators.cli import open_clients
 from generators.publishing import save_test_set
 from generators.wildhallucinations.categories import (
     CATEGORIES,
@@ -115,6 +116,11 @@ def conversations(tmp_path):
     return path
 
 
+def run_parsed(args):
+    """The generator as `hallubench generate` runs it: clients opened by the CLI's open_clients."""
+    return wh.run(args, open_clients(wh, args))
+
+
 def parse(argv):
     """The generator's options plus the shared ones, as generators/cli.py builds them."""
     parser = argparse.ArgumentParser()
@@ -128,7 +134,7 @@ def parse(argv):
 
 def generate(argv):
     args = parse(argv)
-    rows, card = wh.run(args, None)
+    rows, card = run_parsed(args)
     save_test_set(rows, wh.FEATURES, args.out, card, args.overwrite)
     return datasets.load_from_disk(str(args.out))["test"], (args.out / "README.md").read_text()
 
@@ -305,16 +311,16 @@ def test_bad_inputs_fail_with_one_clear_line(conversations, tmp_path, monkeypatc
     base = ["--conversations", str(conversations), "--n", "2", "--out", str(tmp_path / "x")]
     spec = ["--extractor", "openai:base_url=http://127.0.0.1:9/v1,model=m"]
     with pytest.raises(HallubenchError, match="needs --extractor"):
-        wh.run(parse(base + ["--search", "brave"]), None)
+        run_parsed(parse(base + ["--search", "brave"]))
     with pytest.raises(HallubenchError, match="unknown --search"):
-        wh.run(parse(base + spec + ["--search", "bing"]), None)
+        run_parsed(parse(base + spec + ["--search", "bing"]))
     with pytest.raises(HallubenchError, match="BRAVE_API_KEY"):
-        wh.run(parse(base + spec + ["--search", "brave"]), None)
+        run_parsed(parse(base + spec + ["--search", "brave"]))
     other = tmp_path / "other.jsonl"
     other.write_text('{"text": "hello"}\n')
     with pytest.raises(HallubenchError, match="not in WildChat's format"):
-        wh.run(parse(["--conversations", str(other), "--n", "1", "--out", str(tmp_path / "y"), *spec,
-                      "--search", "brave"]), None)
+        run_parsed(parse(["--conversations", str(other), "--n", "1", "--out", str(tmp_path / "y"), *spec,
+                          "--search", "brave"]))
 
 
 def tiny_model(folder: Path) -> Path:

@@ -28,10 +28,10 @@ from generators.wildhallucinations.knowledge import (
 from generators.wildhallucinations.rarity import EntityPerplexity
 from generators.wildhallucinations.search import BACKENDS
 from generators.wildhallucinations.webcache import WebCache, default_web_cache_path
-from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
+from hallubench.backends import ModelClient
 from hallubench.errors import HallubenchError
 
-CLIENT_OPTION = None  # two optional model roles (extractor, verifier): opened by ``run``
+CLIENT_OPTION = ("extractor", "verifier")  # two optional model roles; the verifier defaults to the extractor
 WIKI_OFFLINE = "wiki-offline"
 HUB_COLUMNS = ("entity", "perplexity", "info", "category")  # wentingzhao/WildHallucinations
 FEATURES = datasets.Features(
@@ -92,15 +92,6 @@ def _knowledge(args: argparse.Namespace) -> KnowledgeSource:
     return WebKnowledge(BACKENDS[args.search](cache, args.search_endpoint), Fetcher(cache, policy, args.refetch_failed))
 
 
-def _clients(args: argparse.Namespace) -> tuple[ModelClient | None, ModelClient | None]:
-    """(extractor, verifier); the verifier is the extractor when not given or given as the same spec."""
-    cache = CallCache(args.cache) if (args.extractor or args.verifier) else None
-    extractor = make_client(backend_spec(args.extractor), cache) if args.extractor else None
-    if args.verifier is None or args.verifier == args.extractor:
-        return extractor, extractor
-    return extractor, make_client(backend_spec(args.verifier), cache)
-
-
 def _check(args: argparse.Namespace) -> None:
     if args.n < 1:
         raise HallubenchError("--n must be at least 1")
@@ -108,27 +99,24 @@ def _check(args: argparse.Namespace) -> None:
         raise HallubenchError("--conversations needs --extractor SPEC")
 
 
-def run(args: argparse.Namespace, clients: None = None) -> tuple[list[dict], CardInfo]:
-    """Build the set; ``clients`` is unused (``CLIENT_OPTION`` is None: the roles are opened here)."""
+def run(args: argparse.Namespace, clients: dict[str, ModelClient | None]) -> tuple[list[dict], CardInfo]:
+    """Build the set; ``clients`` holds the extractor and verifier opened by the CLI (either may be None)."""
     _check(args)
     excluded = load_excluded(args.exclude)
     scorer = EntityPerplexity(args.rarity_model) if args.rarity_model else None
-    extractor, verifier = _clients(args)
+    extractor = clients["extractor"]
+    verifier = clients["verifier"] or extractor
     counts: Counter = Counter()
-    try:
-        if args.conversations:
-            source, knowledge = load_conversations(args.conversations), _knowledge(args)
-            entries = pipeline.from_conversations(
-                source, extractor, verifier, knowledge, excluded, args.n, args.seed, counts
-            )
-            counts.update(source.counts)
-            backend, provenance = knowledge.name, card.from_conversations(source, extractor, verifier, knowledge)
-        else:
-            entries = pipeline.from_wiki_offline(verifier, excluded, args.n, args.seed, counts)
-            backend, provenance = WIKI_OFFLINE, card.from_wiki_offline(verifier)
-    finally:
-        for client in dict.fromkeys(filter(None, (extractor, verifier))):
-            client.report()
+    if args.conversations:
+        source, knowledge = load_conversations(args.conversations), _knowledge(args)
+        entries = pipeline.from_conversations(
+            source, extractor, verifier, knowledge, excluded, args.n, args.seed, counts
+        )
+        counts.update(source.counts)
+        backend, provenance = knowledge.name, card.from_conversations(source, extractor, verifier, knowledge)
+    else:
+        entries = pipeline.from_wiki_offline(verifier, excluded, args.n, args.seed, counts)
+        backend, provenance = WIKI_OFFLINE, card.from_wiki_offline(verifier)
     if len(entries) < args.n:
         survived = ", ".join(f"{key}: {value}" for key, value in sorted(counts.items()))
         raise HallubenchError(
