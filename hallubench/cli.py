@@ -80,6 +80,7 @@ def _score(args: argparse.Namespace) -> int:
     if args.model:
         result["model"] = args.model
     write_json_atomic(Path(args.out), result)
+    print(report.judge_line(result))
     print(report.table(result, benchmark))
     if args.plot:
         with replaced_atomically(Path(args.plot)) as tmp:

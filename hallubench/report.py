@@ -35,6 +35,16 @@ def _row(label: str, row: Mapping[str, Any], metrics: Sequence[Metric]) -> str:
     return f"| {label} | {row['n']} | " + " | ".join(cells) + " |"
 
 
+def judge_line(result: Mapping[str, Any]) -> str:
+    """Which judges produced the numbers, saying so when it is the embedded offline rule judge."""
+    judges = result.get("judges") or {}
+    if not judges:
+        return "judge: none (the model's replies are read directly)"
+    text = ", ".join(f"{role}={spec}" for role, spec in judges.items())
+    embedded = any(spec == "rule" for spec in judges.values())
+    return f"judge: {text}" + (" (embedded offline rule judge, not the paper's LLM judge)" if embedded else "")
+
+
 def table(result: Mapping[str, Any], benchmark: Benchmark, metric_names: Sequence[str] | None = None) -> str:
     """Markdown: the overall row, then one table per breakdown; headers name each metric's unit."""
     metrics = [benchmark.metric(n) for n in (metric_names or benchmark.headline_metrics)]

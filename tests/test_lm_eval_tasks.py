@@ -9,6 +9,7 @@ from lm_eval.tasks import TaskManager
 
 from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallubench.errors import HallubenchError
+from hallubench.loopback import LoopbackChatServer
 from lm_eval_tasks import TASKS_DIR
 from lm_eval_tasks.dataset_loading import load
 from lm_eval_tasks.judged_task import JudgeFilter
@@ -158,3 +159,51 @@ def test_unreachable_judge_fails_score_but_not_the_lm_eval_filter(tmp_path, caps
     ]
     assert records[0]["outcome"] == "unjudged" and records[0]["abstention"]["status"] == "failed"
     assert "JUDGE VERDICTS FAILED" in capsys.readouterr().err
+
+
+def test_retry_unparseable_reasks_cached_unreadable_replies(tmp_path, capsys, monkeypatch):
+    """An unreadable judge reply stays cached (a plain re-run reads it again: still unjudged); with
+    --retry-unparseable the cached unreadable replies are asked again, and the now readable verdicts count.
+    The printed table names the judge."""
+    from hallubench.cli import main
+
+    state = {"readable": False}
+
+    def reply(messages):
+        if not state["readable"]:
+            return "hmm, hard to say"
+        return '{"is_abstaining": false}' if "Judgement:" in messages[-1]["content"] else '{"verdict": "CORRECT"}'
+
+    doc = {"id": "a", "question": "Capital of France?", "answer": "Paris", "title": "T", "reference": "r",
+           "difficulty": 0}
+    samples = tmp_path / "samples_precisewikiqa_x.jsonl"
+    samples.write_text(json.dumps({"doc": doc, "resps": [["Paris."]]}) + "\n")
+    with LoopbackChatServer(reply) as server:
+        judge = f"openai:base_url={server.base_url},model=j,max_retries=0"
+        argv = ["score", "--task", "precisewikiqa", "--samples", str(samples), "--judge", judge,
+                "--out", str(tmp_path / "r.json")]
+        monkeypatch.setenv("HALLUBENCH_CACHE", str(tmp_path / "c.sqlite"))
+        assert main(argv) == 0
+        assert json.loads((tmp_path / "r.json").read_text())["judge_unparseable_rate"] == 1.0
+        state["readable"] = True
+        assert main(argv) == 0  # cached unreadable replies are read again: still unjudged
+        assert json.loads((tmp_path / "r.json").read_text())["judge_unparseable_rate"] == 1.0
+        assert main([*argv, "--retry-unparseable"]) == 0
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["judge_unparseable_rate"] == 0.0 and result["correct_rate"] == 1.0
+    assert f"judge: judge={judge}" in capsys.readouterr().out
+
+
+def test_a_key_echoed_in_a_judge_reply_is_redacted_from_the_record(tmp_path, monkeypatch):
+    """A judge reply that repeats the API key (or any bearer token) never reaches the samples log verbatim."""
+    monkeypatch.setenv("JUDGE_KEY", "sk-secret-value-123456")
+
+    def reply(messages):
+        return 'Bearer sk-secret-value-123456 says {"is_abstaining": maybe}'
+
+    doc = {"question": "Capital of France?", "answer": "Paris"}
+    with LoopbackChatServer(reply) as server:
+        judge = f"openai:base_url={server.base_url},model=j,max_retries=0,api_key_env=JUDGE_KEY"
+        records = [json.loads(r) for r in JudgeFilter(PRECISEWIKIQA, {"judge": judge}, "precisewikiqa").apply(
+            ["Paris."], [doc])]
+    assert records[0]["outcome"] == "unjudged" and "sk-secret-value-123456" not in json.dumps(records)
