@@ -64,8 +64,9 @@ def is_valid_summary(summary: str) -> bool:
 
 
 def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str, float | None]:
-    """Per-summary values; rates over valid summaries are None for invalid ones (and for unscored ones)."""
-    valid = bool(record["valid"])
+    """Per-summary values; rates over valid summaries are None for invalid ones (and for unscored ones). A record
+    from a run with judge ``none`` holds only the response: validity is read from it."""
+    valid = bool(record["valid"]) if "valid" in record else is_valid_summary(record["response"])
     score = record.get("score")
     scored = valid and score is not None
     hallucinated = float(score < THRESHOLD) if scored else None
