@@ -195,12 +195,13 @@ def claim_totals(records: Sequence[Mapping[str, Any]], docs: Sequence[Mapping[st
 
 
 def with_k(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dataset:
-    """lm-eval docs: the test set plus ``k`` (``dataset_kwargs: {k: ...}``, default 32). Checks at task load,
-    before the model runs, that the knowledge store opens (unless judging is off with ``judge: none``)."""
+    """lm-eval docs: the test set plus ``k`` (``--metadata longwiki_k``, else ``dataset_kwargs: {k: ...}``, else
+    32), so that a samples log re-scores with the same K. Checks at task load, before the model runs, that the
+    knowledge store opens (unless judging is off with ``judge: none``)."""
     if task_setting(options, "judge", TASK)[0] != "none":
         knowledge = evidence_settings(options)[0]
         KnowledgeStore.open(knowledge, progress=False).close()
-    k = claim_k({"k": options.get("k")}, {})
+    k = claim_k({"k": options.get("k")}, options)
     return rows.map(lambda _: {"k": k}) if "k" not in rows.column_names else rows
 
 
