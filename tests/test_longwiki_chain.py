@@ -9,7 +9,6 @@ import re
 import pytest
 
 from hallu_metrics import longwiki as lw
-from hallu_metrics import registry
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.longform.knowledge import write_store
 from hallu_metrics.pipeline import judge_responses
@@ -168,9 +167,6 @@ def test_cached_rerun_of_an_llm_judge_makes_no_calls(store, tmp_path):
 
 def test_score_cli_judges_a_samples_file_with_a_knowledge_store(store, tmp_path, monkeypatch, capsys):
     """`hallubench score --task longwiki --knowledge` writes the paper's columns and per-level rows."""
-    if "longwiki" not in registry.TASKS:  # until the registry line lands
-        monkeypatch.setitem(registry.BENCHMARKS, "longwiki", lw.BENCHMARK)
-        monkeypatch.setitem(registry.TASKS, "longwiki", lw.BENCHMARK)
     monkeypatch.setenv("HALLUBENCH_RETRIEVAL", "bm25")
     samples = tmp_path / "samples_longwiki.jsonl"
     lines = [{"doc": {**DOC, "level": level, "k": 32}, "resps": [[response]]}

@@ -10,7 +10,6 @@ import re
 import datasets
 import pytest
 
-import generators.cli
 from generators import longwiki as gen
 from generators.sources.articles import Article, LoadedSource
 from hallu_metrics.longform.knowledge import write_store
@@ -137,8 +136,6 @@ def _arrow_digest(folder):
 
 def test_cli_regeneration_is_byte_identical_and_the_card_reports_the_run(tmp_path, monkeypatch):
     """Same seed and source: identical Arrow data and card (offline writer, knowledge store check)."""
-    if "longwiki" not in generators.cli.GENERATORS:  # until the generator line lands
-        monkeypatch.setitem(generators.cli.GENERATORS, "longwiki", (gen, "LongWiki"))
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
     source = tmp_path / "pages.jsonl"
     source.write_text("\n".join(json.dumps({"title": a.title, "markdown": a.markdown, "pageid": a.pageid,
