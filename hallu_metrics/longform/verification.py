@@ -18,7 +18,7 @@ from hallu_metrics.judges.prompts import DATA_NOTICE, data_block
 from hallu_metrics.longform.overlap import supported_by_overlap
 
 _SYSTEM = (
-    "You check one claim against evidence passages taken from Wikipedia.\n"
+    "You check one claim against evidence passages (from Wikipedia or from web pages about the topic).\n"
     "The claim is SUPPORTED when the passages state or directly imply everything in it (names, numbers, dates, "
     "places, relations) and nothing in them contradicts it. It is NOT supported when any part of it is "
     "contradicted by the passages, or is simply not found in them: use only the passages, not what you know "

@@ -80,12 +80,10 @@ class ModelClient:
         future: asyncio.Future = asyncio.get_running_loop().create_future()
         self._in_flight[key] = future
         try:
-            completion = await self._dispatch(request)
+            completion = await self._dispatch(request, key)
             self.stats.calls += 1
             if not completion.ok:
                 self.stats.failed += 1
-            elif self.cache is not None:
-                self.cache.put(key, self.backend.identity, completion.text or "")
             future.set_result(completion)
             return completion
         except BaseException as exc:
@@ -95,11 +93,20 @@ class ModelClient:
         finally:
             self._in_flight.pop(key, None)
 
-    async def _dispatch(self, request: ChatRequest) -> Completion:
+    def _store(self, key: str, completion: Completion) -> Completion:
+        """Commit a successful answer at once (failures are never cached)."""
+        if completion.ok and self.cache is not None:
+            self.cache.put(key, self.backend.identity, completion.text or "")
+        return completion
+
+    async def _dispatch(self, request: ChatRequest, key: str) -> Completion:
+        """Per-request backends answer and commit in the worker thread, before it takes its next request, so a
+        kill loses at most the K calls in flight; batches commit as soon as they return."""
         if self._executor is not None:
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._executor, self.backend.complete_one, request)  # type: ignore[attr-defined]
-        return await self._batcher.submit(request)  # type: ignore[union-attr]
+            call = self.backend.complete_one  # type: ignore[attr-defined]
+            return await loop.run_in_executor(self._executor, lambda: self._store(key, call(request)))
+        return self._store(key, await self._batcher.submit(request))  # type: ignore[union-attr]
 
     def complete(self, requests: Sequence[ChatRequest], desc: str = "model calls") -> list[Completion]:
         """All ``requests`` concurrently (batched for local models), results in request order."""
