@@ -110,7 +110,7 @@ def test_three_turn_chain_per_sentence_with_early_exits():
     }
     judge = ScriptedAnnotator(replies)
     judges = JudgeSet({"judge": "rule"})
-    judges._by_spec["rule"] = judge
+    judges.use("rule", judge)
     records = judge_responses(anah.BENCHMARK, [f"{s1} {s2} {s3} {s4}"], [ROWS[0]], judges)
     assert [s["label"] for s in records[0]["sentences"]] == ["nofact", "ok", "contradictory", "unverifiable"]
     assert records[0]["outcome"] == "hallucinated"

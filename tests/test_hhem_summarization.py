@@ -192,7 +192,7 @@ def test_llm_judge_answers_the_faithfulness_rubric(score, outcome):
     """An LLM judge is asked the 1-5 faithfulness rubric on (document, summary); (score - 1) / 4 < 0.5 means
     hallucinated, so 2 (a misleading error) is hallucinated and 3 is not."""
     judges = JudgeSet({"judge": "openai:model=scripted"})
-    judges._by_spec["openai:model=scripted"] = judge = ScriptedRubricJudge(score)
+    judge = judges.use("openai:model=scripted", ScriptedRubricJudge(score))
     record = asyncio.run(hs.judge_item(DOCS[0], REPLIES[0], judges))
     assert judge.checks == [("faithfulness", DOCS[0]["source"], REPLIES[0])]
     assert record["score"] == pytest.approx((score - 1) / 4) and record["outcome"] == outcome

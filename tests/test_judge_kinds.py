@@ -62,10 +62,10 @@ def test_scorer_judge_batches_concurrent_items_and_caches_scores(tmp_path):
     cache = CallCache(tmp_path / "c.sqlite")
     scorer = CountingScorer()
     judges = JudgeSet({"judge": "rule"}, cache=cache)
-    judges._by_spec["rule"] = ScorerJudge(scorer, cache, "test")
+    judges.use("rule", ScorerJudge(scorer, cache, "test"))
     records = run_sync(judge_all(bench, responses, docs, judges))
     assert [r["supported"] for r in records] == [True, False, True] and records[1]["p"] == 0.0
     assert scorer.batches == [3]
     again = CountingScorer()
-    judges._by_spec["rule"] = ScorerJudge(again, cache, "test")
+    judges.use("rule", ScorerJudge(again, cache, "test"))
     assert run_sync(judge_all(bench, responses, docs, judges)) == records and again.batches == []

@@ -38,7 +38,7 @@ def store(tmp_path):
 
 def judges_for(store, judge, **settings):
     judges = JudgeSet({"judge": "rule"}, settings={"knowledge": store, "retrieval": "bm25", **settings})
-    judges._by_spec["rule"] = judge
+    judges.use("rule", judge)
     return judges
 
 
@@ -119,7 +119,7 @@ def test_missing_knowledge_store_is_one_clear_error(monkeypatch):
     """Without --metadata knowledge / $HALLUBENCH_KNOWLEDGE the chain names the setting to pass."""
     monkeypatch.delenv("HALLUBENCH_KNOWLEDGE", raising=False)
     judges = JudgeSet({"judge": "rule"})
-    judges._by_spec["rule"] = ScriptedJudge()
+    judges.use("rule", ScriptedJudge())
     with pytest.raises(HallubenchError, match="needs a knowledge store.*--metadata knowledge"):
         judge_responses(lw.BENCHMARK, [ANSWER], [DOC], judges)
 

@@ -49,7 +49,7 @@ class ScriptedJudge:
 def judged(benchmark, responses, docs, judge=None):
     judges = JudgeSet({"judge": "rule"})
     if judge is not None:
-        judges._by_spec["rule"] = judge
+        judges.use("rule", judge)
     return judge_responses(benchmark, responses, docs, judges)
 
 

@@ -89,7 +89,7 @@ class ScriptedJudge:
 
 def judge_with(judge, responses, docs):
     judges = JudgeSet({"judge": "rule"})
-    judges._by_spec["rule"] = judge
+    judges.use("rule", judge)
     return judge_responses(pw.BENCHMARK, responses, docs, judges)
 
 

@@ -120,7 +120,7 @@ def test_chain_grades_each_reply_once_against_all_golds():
     """One grader call per reply with every gold answer; an unparseable grade becomes `unjudged`, raw kept."""
     judge = ScriptedJudge({"x": Verdict("CORRECT", "ok", "A"), "y": Verdict(None, "unparseable", "Correct answer: C")})
     judges = JudgeSet({"judge": "rule"})
-    judges._by_spec["rule"] = judge
+    judges.use("rule", judge)
     doc = {"question": "q", "golds": ["Lithuania", "Republic of Lithuania"]}
     records = judge_responses(popqa.BENCHMARK, ["x", "y"], [doc, doc], judges)
     assert [r["outcome"] for r in records] == ["correct", "unjudged"]

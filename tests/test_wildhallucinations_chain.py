@@ -61,7 +61,7 @@ class ScriptedJudge:
 
 def judge(judge_double, doc_, response, **settings):
     judges = JudgeSet({"judge": "rule"}, settings={"retrieval": "bm25", **settings})
-    judges._by_spec["rule"] = judge_double
+    judges.use("rule", judge_double)
     return asyncio.run(wh.judge_item(doc_, response, judges))
 
 

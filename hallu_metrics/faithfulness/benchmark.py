@@ -96,10 +96,11 @@ async def judge_hhem(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
 def baseline_judge(judges: JudgeSet) -> Judge:
     """The rule judge's baseline composite, batched and cached like a classifier scorer (same numbers as the
     check's ``rule``; ``bertscore_model`` from --metadata or $HALLUBENCH_BERTSCORE_MODEL)."""
-    if BASELINE_KEY not in judges._by_spec:
+    judge = judges.built(BASELINE_KEY)
+    if judge is None:
         model, _ = task_setting(judges.settings, "bertscore_model", "faithfulness_baseline")
-        judges._by_spec[BASELINE_KEY] = ScorerJudge(BaselineScorer(model), judges._cache_once(), "rule")
-    return judges._by_spec[BASELINE_KEY]
+        judge = judges.use(BASELINE_KEY, ScorerJudge(BaselineScorer(model), judges.cached(), "rule"))
+    return judge
 
 
 async def judge_baseline(doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:

@@ -42,6 +42,20 @@ class JudgeSet:
             self._by_spec[spec] = make_judge(spec, self._cache_once(), self.retry_unparseable)
         return self._by_spec[spec]
 
+    def use(self, spec: str, judge: Judge) -> Judge:
+        """Serve ``spec`` with an already built judge (a test double, or a scorer built in code rather than from
+        a spec string); returns it."""
+        self._by_spec[spec] = judge
+        return judge
+
+    def built(self, spec: str) -> Judge | None:
+        """The judge already serving ``spec``, if any."""
+        return self._by_spec.get(spec)
+
+    def cached(self) -> CallCache:
+        """The call cache this set's judges share (opened on first use)."""
+        return self._cache_once()
+
     def public_specs(self) -> dict[str, str]:
         """Role -> public spec (no secrets), without building any judge."""
         return {role: public_spec(spec) for role, spec in self.specs.items()}
