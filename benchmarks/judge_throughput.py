@@ -22,16 +22,14 @@ import asyncio
 import math
 import random
 import tempfile
-import time
 from pathlib import Path
 
 from hallu_metrics import precisewikiqa
 from hallu_metrics.contract import Benchmark, Metric
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.judges.base import Check
-from hallu_metrics.pipeline import judge_all
+from hallu_metrics.pipeline import timed_judging
 from hallubench.backends import CallCache
-from hallubench.backends.aio import run_sync
 from hallubench.loopback import loopback_process
 
 FAN_OUT = 10
@@ -82,13 +80,7 @@ def _latency_table(seed: int, low: float, high: float):
 def _run(
     benchmark: Benchmark, docs: list[dict], responses: list[str], spec: str, cache_path: Path
 ) -> tuple[float, dict]:
-    judges = JudgeSet({"judge": spec}, cache=CallCache(cache_path))
-    start = time.perf_counter()
-    run_sync(judge_all(benchmark, responses, docs, judges))
-    wall = time.perf_counter() - start
-    calls = judges.report()[judges.get().spec]
-    judges.close()
-    return wall, calls
+    return timed_judging(benchmark, responses, docs, JudgeSet({"judge": spec}, cache=CallCache(cache_path)))
 
 
 def main() -> None:

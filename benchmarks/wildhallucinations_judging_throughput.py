@@ -14,16 +14,14 @@ from __future__ import annotations
 import argparse
 import re
 import tempfile
-import time
 from pathlib import Path
 
 from hallu_metrics import wildhallucinations
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.longform.passages import Passage
-from hallu_metrics.pipeline import judge_all
+from hallu_metrics.pipeline import timed_judging
 from hallu_metrics.wildhallucinations import BENCHMARK
 from hallubench.backends import CallCache
-from hallubench.backends.aio import run_sync
 from hallubench.loopback import LoopbackChatServer
 
 CHAIN_CALLS = 2  # atomic facts of a sentence -> verification of each of its facts
@@ -61,12 +59,7 @@ def run(docs: list[dict], responses: list[str], spec: str, cache: Path, retrieva
         wildhallucinations.top_passages = stub_passages
     settings = {"retrieval": "bm25" if retrieval == "stub" else retrieval}
     judges = JudgeSet({"judge": spec}, cache=CallCache(cache), settings=settings)
-    start = time.perf_counter()
-    run_sync(judge_all(BENCHMARK, responses, docs, judges))
-    wall = time.perf_counter() - start
-    calls = judges.report()[judges.get().spec]
-    judges.close()
-    return wall, calls
+    return timed_judging(BENCHMARK, responses, docs, judges)
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,3 +41,16 @@ def judge_responses(
     if len(responses) != len(docs):
         raise ValueError(f"{len(responses)} responses for {len(docs)} docs")
     return run_sync(judge_all(benchmark, responses, docs, judges, desc))
+
+
+def timed_judging(benchmark: Benchmark, responses: Sequence[str], docs: Sequence[dict], judges: JudgeSet
+                  ) -> tuple[float, dict[str, int]]:
+    """For speed benchmarks: judge everything once; (wall seconds, call counts of the ``judge`` role's judge).
+    The judges are closed afterwards."""
+    start = time.perf_counter()
+    try:
+        run_sync(judge_all(benchmark, responses, docs, judges))
+        wall = time.perf_counter() - start
+        return wall, judges.report()[judges.get().spec]
+    finally:
+        judges.close()
