@@ -79,4 +79,4 @@ def test_group_run_with_the_local_model(tmp_path):
     proc = run([*hb, "score", "--task", "mixedentities", "--samples", str(samples), "--out", str(tmp_path / "r.json")])
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads((tmp_path / "r.json").read_text())["false_acceptance_rate"] == results["mixedentities"][key]
-    assert "domain:animal" in proc.stdout
+    assert "| domain | n | false_acceptance_rate (%)" in proc.stdout and "| animal | 1 |" in proc.stdout
