@@ -3,7 +3,8 @@
 # in PyPI wheels (offline Wikipedia Vital Articles, NCBI taxonomy, drug and place lists, SmolLM2-135M-Instruct),
 # evaluates SmolLM2 on them in ONE lm_eval run, judges with the embedded offline rule judges (stand-ins, not the
 # papers' LLM judges; docs/benchmarks.md gives their measured agreement), and prints one table per task.
-# With ../shared/data beside the checkout it also runs SimpleQA and the faithfulness-scorer benchmark on real data.
+# With SHARED=DIR naming a folder of real benchmark data (the README passes the project's shared data folder), it
+# also runs SimpleQA and the faithfulness-scorer benchmark on it; without it those two are skipped.
 #
 # Outputs (OUT=runs/embedded):
 #   sets/<task>/                 the generated test sets (save_to_disk + README.md dataset card)
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TOKENIZERS_PARALLELISM=false OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 OUT=${OUT:-runs/embedded}
 SEED=${SEED:-0}
-SHARED=${SHARED:-../shared/data}
+SHARED=${SHARED:-}
 MODEL=smollm2-135m-instruct
 export HALLUBENCH_CACHE=${HALLUBENCH_CACHE:-$OUT/calls.sqlite}
 mkdir -p "$OUT/sets" "$OUT/results"
@@ -41,7 +42,7 @@ TASKS=(precisewikiqa nonexistent_refusal longwiki wildhallucinations_greedy)
 METADATA="\"dataset_precisewikiqa\": \"$OUT/sets/precisewikiqa\", \"dataset_mixedentities\": \"$OUT/sets/mixedentities\""
 METADATA+=", \"dataset_generatedentities\": \"$OUT/sets/generatedentities\", \"dataset_longwiki\": \"$OUT/sets/longwiki\""
 METADATA+=", \"dataset_wildhallucinations_greedy\": \"$OUT/sets/wildhallucinations\", \"knowledge\": \"$OUT/kb\""
-if [ -d "$SHARED" ]; then
+if [ -n "$SHARED" ] && [ -d "$SHARED" ]; then
   step "sets from $SHARED (SimpleQA, faithfulness pairs)"
   python - "$SHARED/simpleqa/simple_qa_test_set.csv" "$OUT/sets/simpleqa.jsonl" "${N_SIMPLEQA:-20}" <<'PY'
 import csv, json, random, sys
@@ -56,7 +57,7 @@ PY
   TASKS+=(simpleqa_hallu)
   METADATA+=", \"dataset_simpleqa_hallu\": \"$OUT/sets/simpleqa.jsonl\""
 else
-  step "no $SHARED: SimpleQA and the faithfulness benchmark are skipped (their data is not in any wheel)"
+  step "no SHARED data folder: SimpleQA and the faithfulness benchmark are skipped (their data is not in any wheel)"
 fi
 step "HHEM-based tasks (hhem_summarization, faithfulness_hhem) are skipped: no HHEM weights ship offline"
 
