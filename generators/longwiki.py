@@ -20,11 +20,9 @@ is then the "section").
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 import statistics
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import datasets
 
@@ -33,6 +31,7 @@ from generators.difficulty import Binning, bin_by_centrality, binned_pools, load
 from generators.protocol import seeded_rng
 from generators.publishing import CardInfo, generation_date
 from generators.question_checks import unresolved_reference
+from generators.quota_fill import PageQuestionSettings, QuotaReport, check_shortfall, fill_quotas
 from generators.sources.articles import OFFLINE_SOURCE, Article, LoadedSource
 from hallu_metrics.longwiki import BENCHMARK
 from hallubench.backends import ChatRequest, ModelClient
@@ -55,16 +54,11 @@ FEATURES = datasets.Features({
 
 
 @dataclass
-class Settings:
-    """Generation parameters (HalluLens defaults)."""
+class Settings(PageQuestionSettings):
+    """Generation parameters (HalluLens 3.2.2 defaults: sections of 500-750 tokens)."""
 
-    n: int
-    seed: int
     min_tokens: int = 500
     max_tokens: int = 750
-    question_temperature: float = 0.7
-    question_top_p: float = 0.9
-    allow_shortfall: bool = False
 
 
 @dataclass
@@ -79,13 +73,9 @@ class Candidate:
 
 
 @dataclass
-class Report:
-    """Counts for the dataset card."""
+class Report(QuotaReport):
+    """Counts for the dataset card, plus the pages skipped as absent from the knowledge store."""
 
-    quotas: dict[int | None, int] = field(default_factory=dict)
-    tried: Counter = field(default_factory=Counter)
-    accepted: Counter = field(default_factory=Counter)
-    rejected: Counter = field(default_factory=Counter)
     skipped_not_in_store: int = 0
 
 
@@ -229,47 +219,18 @@ def generate(
     pools = binned_pools(articles, binning, settings.seed, Candidate, keep=lambda level: level in LEVELS)
     levels: list[int | None] = list(LEVELS) if binning else [None]
     report.quotas = split_quota(settings.n, levels)
-    accepted: dict[int | None, list[Candidate]] = {level: [] for level in levels}
-    seen: set[str] = set()
-    cursor = dict.fromkeys(levels, 0)
-    while True:
-        tried, kept = sum(report.tried.values()), sum(len(a) for a in accepted.values())
-        rate = max(kept / tried, 0.1) if tried else 0.5  # oversample by the acceptance rate so far
-        wave: list[Candidate] = []
-        for level in levels:
-            missing = report.quotas[level] - len(accepted[level])
-            if missing > 0:
-                take = pools.get(level, [])[cursor[level] : cursor[level] + math.ceil(missing / rate)]
-                cursor[level] += len(take)
-                wave.extend(take)
-        if not wave:
-            break
-        for cand in wave:
-            report.tried[cand.level] += 1
+
+    def write_wave(wave: list[Candidate]) -> list[tuple[Candidate, str]]:
         wave = [c for c in wave if _pick_section(c, settings)]
         if client is None:
             _write_offline(wave, report)
         else:
             _write_with_llm(wave, client, settings, report)
-        for cand in wave:
-            if not cand.mock_answer:
-                continue
-            if cand.prompt.lower() in seen:
-                report.rejected["duplicate_question"] += 1
-            elif len(accepted[cand.level]) < report.quotas[cand.level]:
-                seen.add(cand.prompt.lower())
-                accepted[cand.level].append(cand)
-    short = {level: len(accepted[level]) for level in levels if len(accepted[level]) < report.quotas[level]}
-    if short and not settings.allow_shortfall:
-        detail = ", ".join(f"level {level}: {got}/{report.quotas[level]}" for level, got in short.items())
-        raise HallubenchError(
-            f"the source ran out of usable pages before every level met its quota ({detail}); add pages, lower --n "
-            "or pass --allow-shortfall"
-        )
-    rows = []
-    for level in levels:
-        report.accepted[level] = len(accepted[level])
-        rows.extend(_row(cand) for cand in accepted[level])
+        return [(cand, cand.prompt.lower()) for cand in wave if cand.mock_answer]
+
+    accepted = fill_quotas(pools, report, write_wave, lambda cand: cand.level)
+    check_shortfall(report, settings, lambda level: f"level {level}", "level")
+    rows = [_row(cand) for level in levels for cand in accepted[level]]
     return rows, report, binning
 
 

@@ -7,7 +7,6 @@ replaces the LLM by template questions (generators.offline_questions) for machin
 from __future__ import annotations
 
 import hashlib
-import math
 import random
 import re
 import statistics
@@ -21,40 +20,30 @@ from generators.difficulty import Binning, bin_by_centrality, binned_pools, load
 from generators.offline_questions import pick_question
 from generators.publishing import CardInfo, generation_date
 from generators.question_checks import rejection_reason
+from generators.quota_fill import PageQuestionSettings, QuotaReport, check_shortfall, fill_quotas
 from generators.sources.articles import OFFLINE_SOURCE, Article, LoadedSource
+from hallu_metrics.precisewikiqa import BENCHMARK
 from hallubench.backends import ChatRequest, ModelClient
 from hallubench.errors import HallubenchError
 
 N_BINS = 10
 MAX_ANSWER_WORDS = 10
 
-FEATURES = datasets.Features(
-    {
-        "id": datasets.Value("string"),
-        "question": datasets.Value("string"),
-        "answer": datasets.Value("string"),
-        "title": datasets.Value("string"),
-        "reference": datasets.Value("string"),
-        "difficulty": datasets.Value("int32"),
-        "h_score": datasets.Value("float64"),
-        "pageid": datasets.Value("int64"),
-        "revid": datasets.Value("int64"),
-        "chunk_index": datasets.Value("int32"),
-    }
-)
+FEATURES = datasets.Features({
+    **BENCHMARK.columns,
+    "h_score": datasets.Value("float64"),
+    "pageid": datasets.Value("int64"),
+    "revid": datasets.Value("int64"),
+    "chunk_index": datasets.Value("int32"),
+})
 
 
 @dataclass
-class Settings:
-    """Generation parameters (HalluLens defaults)."""
+class Settings(PageQuestionSettings):
+    """Generation parameters (HalluLens 3.1.2 defaults: chunks of 200-500 tokens)."""
 
-    n: int
-    seed: int
     min_tokens: int = 200
     max_tokens: int = 500
-    question_temperature: float = 0.7
-    question_top_p: float = 0.9
-    allow_shortfall: bool = False
 
 
 @dataclass
@@ -70,13 +59,9 @@ class Candidate:
 
 
 @dataclass
-class Report:
-    """Counts for the dataset card."""
+class Report(QuotaReport):
+    """Counts for the dataset card, plus questions per offline template."""
 
-    quotas: dict[int | None, int] = field(default_factory=dict)
-    accepted: Counter = field(default_factory=Counter)
-    tried: Counter = field(default_factory=Counter)
-    rejected: Counter = field(default_factory=Counter)
     kinds: Counter = field(default_factory=Counter)
 
 
@@ -164,49 +149,24 @@ def generate(
     available = sum(len(p) for p in pools.values())
     if available < settings.n and not settings.allow_shortfall:
         raise HallubenchError(f"the source has {available} usable pages, fewer than --n {settings.n}")
-    accepted: dict[int | None, list[Candidate]] = {b: [] for b in bins}
-    seen_questions: set[str] = set()
-    cursor = {b: 0 for b in bins}
-    while True:
-        # Oversample by the acceptance rate seen so far (deterministic given the cached responses).
-        tried, kept = sum(report.tried.values()), sum(len(a) for a in accepted.values())
-        rate = max(kept / tried, 0.1) if tried else 0.5
-        wave: list[Candidate] = []
-        for b in bins:
-            missing = report.quotas[b] - len(accepted[b])
-            if missing <= 0:
-                continue
-            take = pools.get(b, [])[cursor[b] : cursor[b] + math.ceil(missing / rate)]
-            cursor[b] += len(take)
-            wave.extend(take)
-        if not wave:
-            break
+
+    def write_wave(wave: list[Candidate]) -> list[tuple[Candidate, str]]:
         _run_wave(wave, client, settings, report)
+        written = []
         for cand in wave:
-            report.tried[cand.difficulty] += 1
             if not cand.answer:
                 continue
             reason = rejection_reason(cand.question, cand.answer, cand.article.title, cand.reference)
             if reason:
                 report.rejected[reason] += 1
-                continue
-            key = cand.question.lower()
-            if key in seen_questions:
-                report.rejected["duplicate_question"] += 1
-                continue
-            if len(accepted[cand.difficulty]) < report.quotas[cand.difficulty]:
-                seen_questions.add(key)
-                accepted[cand.difficulty].append(cand)
-    short = {b: (len(accepted[b]), report.quotas[b]) for b in bins if len(accepted[b]) < report.quotas[b]}
-    if short and not settings.allow_shortfall:
-        detail = ", ".join(f"bin {b}: {got}/{want}" for b, (got, want) in short.items())
-        raise HallubenchError(
-            f"the source ran out of pages before every bin met its quota ({detail}); add pages, lower --n or pass "
-            "--allow-shortfall"
-        )
+            else:
+                written.append((cand, cand.question.lower()))
+        return written
+
+    accepted = fill_quotas(pools, report, write_wave, lambda cand: cand.difficulty)
+    check_shortfall(report, settings, lambda b: f"bin {b}", "bin")
     rows = []
     for b in bins:
-        report.accepted[b] = len(accepted[b])
         for cand in accepted[b]:
             report.kinds[cand.kind] += 1
             rows.append(

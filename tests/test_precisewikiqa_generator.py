@@ -129,7 +129,7 @@ def test_shortfall_is_an_error_and_writes_nothing(server, tmp_path, goodwiki_sam
     # 32 pages, of which those starting with M-Z survive the scripted filters: far fewer than 30.
     assert generate(server, tmp_path / "short", goodwiki_sample, 30) == 2
     err = capsys.readouterr().err
-    assert "ran out of pages" in err and "unbinned:" not in err
+    assert "ran out of usable pages" in err and "unbinned:" not in err
     assert not (tmp_path / "short").exists()
     assert generate(server, tmp_path / "short", goodwiki_sample, 30, extra=["--allow-shortfall"]) == 0
     assert 0 < len(datasets.load_from_disk(str(tmp_path / "short"))["test"]) < 30
