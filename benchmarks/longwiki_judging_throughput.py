@@ -70,7 +70,7 @@ class FixedEvidence:
     def passages(self, question: str, claim: str, title: str) -> list[Passage]:
         return [Passage(title, f"{title} is a bright star in the night sky.", 0)]
 
-    def prepare(self, title: str, claims: list[str]) -> None:
+    async def prepare(self, title: str, claims: list[str]) -> None:
         pass
 
 

@@ -69,11 +69,10 @@ class Evidence:
         titles = candidate_titles(self.store, question, claim, title, self.ner)
         return self.retriever.retrieve(claim, titles, topic=title)
 
-    def prepare(self, title: str, claims: list[str]) -> None:
-        """Embed all of a response's retrieval queries in one batch (embedding ranking only), so that each
-        claim's retrieval finds its query vector in the embedding cache instead of running the model alone."""
-        if self.retriever.method == "embedding":
-            self.retriever.cache.embed(self.retriever.embedder, [query(title, claim) for claim in claims])
+    async def prepare(self, title: str, claims: list[str]) -> None:
+        """Embed a response's retrieval queries ahead of ranking, batched with other responses' queries
+        (``Retriever.prepare_queries``), so that no claim runs the embedding model alone."""
+        await self.retriever.prepare_queries([query(title, claim) for claim in claims])
 
 
 _OPENED: dict[tuple[str, str, str], Evidence] = {}
@@ -158,7 +157,7 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
         record["outcome"] = "no_claims"
         return record
     evidence = await asyncio.to_thread(open_evidence, judges.settings)
-    await asyncio.to_thread(evidence.prepare, doc["title"], claims)
+    await evidence.prepare(doc["title"], claims)
     record["claims"] = list(await asyncio.gather(*(_verify(c, doc, evidence, judges) for c in claims)))
     verdicts = [c["verification"] for c in record["claims"]]
     record["n_claims"] = len(claims)

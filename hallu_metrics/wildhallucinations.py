@@ -129,12 +129,9 @@ def page_passages_of(doc: Mapping[str, Any], words: int) -> list[Passage]:
 
 def top_passages(retriever: Retriever, entity: str, facts: Sequence[str], passages: Sequence[Passage]
                  ) -> list[list[Passage]]:
-    """The top passages for each fact, query = entity + fact (FActScore's topic + atomic fact). With embedding
-    ranking the queries are embedded in one batch first (into the retriever's cache), not one model call each."""
-    queries = [query(entity, fact) for fact in facts]
-    if retriever.method == "embedding" and passages:
-        retriever.cache.embed(retriever.embedder, queries)
-    return [retriever.rank(text, passages) for text in queries]
+    """The top passages for each fact, query = entity + fact (FActScore's topic + atomic fact); with embedding
+    ranking, ``Retriever.prepare_queries`` embeds the queries first."""
+    return [retriever.rank(query(entity, fact), passages) for fact in facts]
 
 
 # --- judging chain ------------------------------------------------------------------------------------------
@@ -177,7 +174,10 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
         if not extraction.ok or not extraction.label:
             return out
         facts = list(extraction.label)
-        evidence = await asyncio.to_thread(top_passages, retriever, entity, facts, await item_passages())
+        found_passages = await item_passages()
+        if found_passages:
+            await retriever.prepare_queries([query(entity, fact) for fact in facts])
+        evidence = await asyncio.to_thread(top_passages, retriever, entity, facts, found_passages)
         verdicts = await asyncio.gather(*(
             judges.get("judge_verify").ask(VERIFICATION, verification_item(fact, found))
             for fact, found in zip(facts, evidence)

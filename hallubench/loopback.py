@@ -39,6 +39,9 @@ class LoopbackChatServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as real inference servers do
+            disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms delayed-ACK stall
+
             def log_message(self, *args) -> None:  # keep test output clean
                 pass
 

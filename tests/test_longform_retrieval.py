@@ -177,6 +177,100 @@ def test_retrieval_is_thread_safe(store, tmp_path):
     assert errors == [] and results == serial
 
 
+class SlowCountingEmbedder(CountingEmbedder):
+    """Counts model calls and texts; each call takes a while, so that concurrent callers overlap."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls: list[int] = []
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        self.calls.append(len(texts))
+        threading.Event().wait(0.05)
+        return super()._encode(texts)
+
+
+def test_concurrent_misses_on_the_same_new_page_embed_it_once(store):
+    """Eight threads ranking claims over the same pages, none of them cached yet, embed those pages' passages once
+    between them (before the fix each thread embedded the whole page again while the others waited)."""
+    counting = SlowCountingEmbedder()
+    retriever = Retriever(store, counting.embedder, cache=EmbeddingCache())
+    barrier = threading.Barrier(8)
+
+    def work(i: int) -> None:
+        barrier.wait()
+        retriever.retrieve(f"Curie claim number {i}", TITLES)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    passages = len(retriever.candidate_passages(TITLES))
+    assert counting.texts == passages + 8  # every passage once, plus each thread's own query
+
+
+def test_prepared_queries_of_concurrent_items_share_model_calls(store):
+    """Queries that items submit while the model is busy join one batch: 6 items x 4 claims take at most 3 model
+    calls (the first item's batch, then everything that queued meanwhile), and ranking then embeds nothing new."""
+    import asyncio
+
+    counting = SlowCountingEmbedder()
+    retriever = Retriever(store, counting.embedder, cache=EmbeddingCache())
+    retriever.retrieve("warm the passage vectors", TITLES)
+    counting.calls.clear()
+    items = [[f"Curie fact {item}.{claim}" for claim in range(4)] for item in range(6)]
+
+    async def all_items() -> None:
+        async def one(queries: list[str]) -> None:
+            await asyncio.sleep(0.01 * len(queries[0]) % 3)  # items arrive at slightly different times
+            await retriever.prepare_queries(queries)
+
+        await asyncio.gather(*(one(queries) for queries in items))
+
+    asyncio.run(all_items())
+    assert sum(counting.calls) == 24 and len(counting.calls) <= 3
+    for queries in items:
+        for text in queries:
+            retriever.rank(text, retriever.candidate_passages(TITLES))
+    assert sum(counting.calls) == 24
+
+
+def test_bm25_needs_no_prepared_queries(store):
+    """prepare_queries is a no-op for BM25 ranking (no model, nothing to cache)."""
+    import asyncio
+
+    retriever = Retriever(store, method="bm25")
+    asyncio.run(retriever.prepare_queries(["Curie died in 1934"]))
+    assert retriever.cache is None and retriever.rank("Curie died", retriever.candidate_passages(TITLES))
+
+
+def test_ner_runs_once_for_a_question_asked_by_many_threads():
+    """The claims of one question look up its entities at once: NER runs once, the other threads wait for it."""
+    ner = SpacyNER()
+    calls = []
+
+    def slow_extract(text: str) -> tuple[str, ...]:
+        calls.append(text)
+        threading.Event().wait(0.05)
+        return ("Marie Curie",)
+
+    ner._extract = slow_extract
+    barrier = threading.Barrier(8)
+    results = []
+
+    def work() -> None:
+        barrier.wait()
+        results.append(ner("Where was Marie Curie born?"))
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert calls == ["Where was Marie Curie born?"] and results == [["Marie Curie"]] * 8
+
+
 def test_spans_covering_lists_title_shaped_stretches_around_the_entity():
     """Stretches start and end on token boundaries, cover the entity, and are listed shortest first."""
     assert spans_covering("The story Sitti Nurbaya's plot", "nurbaya", max_tokens=3) == [

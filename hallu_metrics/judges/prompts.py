@@ -20,7 +20,9 @@ DATA_NOTICE = (
 def data_block(name: str, text: str) -> str:
     """``text`` as a delimited block named ``name`` (any delimiter-like sequence inside is removed)."""
     label = name.upper()
-    return f"<<<BEGIN {label}>>>\n{_DELIMITER.sub(' ', text)}\n<<<END {label}>>>"
+    if "<<" in text or ">>" in text:  # every delimiter-like sequence has one of these (a fast pre-check)
+        text = _DELIMITER.sub(" ", text)
+    return f"<<<BEGIN {label}>>>\n{text}\n<<<END {label}>>>"
 
 
 def few_shot_judgement(

@@ -91,8 +91,9 @@ def text_key(text: str) -> str:
 class EmbeddingCache:
     """(model id, sha256 of text) -> float32 vector, in SQLite (WAL) plus an LRU of ``memory_items`` vectors.
 
-    ``path=None`` keeps the SQLite table in memory. Safe to share between threads. ``computed`` counts the
-    texts that had to be embedded by a model.
+    ``path=None`` keeps the SQLite table in memory. Safe to share between threads; texts missing from the cache
+    are embedded by one thread at a time, so concurrent requests for the same new texts compute them once.
+    ``computed`` counts the texts that had to be embedded by a model.
     """
 
     def __init__(self, path: str | Path | None = None, memory_items: int = 20_000):
@@ -101,6 +102,7 @@ class EmbeddingCache:
         self.computed = 0
         self._lru: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
+        self._compute_lock = threading.Lock()
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = _connect(self.path)
@@ -113,10 +115,13 @@ class EmbeddingCache:
         found = self._lookup(embedder.model_id, keys)
         missing = {key: text for key, text in zip(keys, texts) if key not in found}
         if missing:
-            vectors = embedder(list(missing.values()))
-            fresh = dict(zip(missing, vectors))
-            self._store(embedder.model_id, fresh)
-            found.update(fresh)
+            with self._compute_lock:  # threads that miss the same new page embed it once, not once each
+                found.update(self._lookup(embedder.model_id, list(missing)))
+                missing = {key: text for key, text in missing.items() if key not in found}
+                if missing:
+                    fresh = dict(zip(missing, embedder(list(missing.values()))))
+                    self._store(embedder.model_id, fresh)
+                    found.update(fresh)
         return np.stack([found[key] for key in keys])
 
     @property

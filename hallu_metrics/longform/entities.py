@@ -11,8 +11,8 @@ States") and trailing possessives ("Presley's") are removed so entities match pa
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
-from functools import lru_cache
 
 from hallubench.errors import HallubenchError
 
@@ -33,12 +33,21 @@ class SpacyNER:
 
     def __init__(self, model: str | None = None, memo_size: int = 4096):
         self.model = model
+        self.memo_size = memo_size
         self._nlp = None
         self._lock = threading.Lock()
-        self._memo = lru_cache(maxsize=memo_size)(self._extract)
+        self._memo: OrderedDict[str, tuple[str, ...]] = OrderedDict()
 
     def __call__(self, text: str) -> list[str]:
-        return list(self._memo(text))
+        names = self._memo.get(text)
+        if names is None:
+            with self._lock:  # the claims of one question ask at once: the first runs NER, the others wait for it
+                names = self._memo.get(text)
+                if names is None:
+                    names = self._memo[text] = self._extract(text)
+                    if len(self._memo) > self.memo_size:
+                        self._memo.popitem(last=False)  # the oldest text
+        return list(names)
 
     def _pipeline(self):
         if self._nlp is None:
@@ -46,8 +55,7 @@ class SpacyNER:
         return self._nlp
 
     def _extract(self, text: str) -> tuple[str, ...]:
-        with self._lock:
-            doc = self._pipeline()(text)
+        doc = self._pipeline()(text)
         names = []
         for ent in doc.ents:
             if ent.label_ not in NAME_LABELS:

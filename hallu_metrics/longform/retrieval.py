@@ -10,6 +10,7 @@ kept by default, as in the paper.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterable, Sequence
 
@@ -28,11 +29,13 @@ from hallu_metrics.longform.passages import (
     cut_passages,
     page_passages,
 )
+from hallubench.backends.aio import MicroBatcher
 from hallubench.errors import HallubenchError
 
 TOP_K = 5
 METHODS = ("embedding", "bm25")
 BM25_INDEXES = 64  # BM25 indexes of recent candidate sets kept in memory
+QUERY_BATCH = 512  # retrieval queries embedded in one model call at most
 
 
 class Retriever:
@@ -65,6 +68,19 @@ class Retriever:
         self.cache = cache
         self._lock = threading.Lock()
         self._bm25_indexes: dict[tuple, object] = {}
+        self._queries = MicroBatcher(self._embed_queries, max_batch=QUERY_BATCH)
+
+    async def prepare_queries(self, queries: Sequence[str]) -> None:
+        """Embed retrieval queries ahead of their ranking (embedding method; nothing to do for BM25), so that
+        ranking finds their vectors cached. Queries that items submit while the model is busy are embedded
+        together in the next batch: one model call for many items' claims instead of one per item, which keeps
+        the model's share of the interpreter lock small when it runs beside many judge calls."""
+        if self.method == "embedding" and queries:
+            await asyncio.gather(*(self._queries.submit(text) for text in queries))
+
+    def _embed_queries(self, texts: Sequence[str]) -> list[None]:
+        self.cache.embed(self.embedder, texts)
+        return [None] * len(texts)
 
     def candidate_passages(self, titles: Iterable[str]) -> list[Passage]:
         """All stored passages of the pages with these exact titles (missing titles are skipped)."""

@@ -116,7 +116,9 @@ class OpenAIChatBackend:
         self._secrets = [api_key] if api_key else []
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         headers["Content-Type"] = "application/json"
-        self._http = httpx.Client(timeout=float(timeout), headers=headers)
+        # One kept-alive connection per concurrent call (httpx keeps 20 by default, so K > 20 reconnected).
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=self.concurrency)
+        self._http = httpx.Client(timeout=float(timeout), headers=headers, limits=limits)
 
     @classmethod
     def from_args(cls, args: dict[str, Any]) -> OpenAIChatBackend:
