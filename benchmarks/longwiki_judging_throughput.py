@@ -3,8 +3,10 @@
 Synthetic run: ``--responses`` answers of ``--sentences`` sentences about pages of a small knowledge store built
 here; the scripted judge finds the answer knowledgeable, extracts ``--claims-per-sentence`` claims from every
 snippet and verifies each claim. ``--retrieval``: ``embedding`` (the task's default: MiniLM, passage vectors
-cached, the queries of a response embedded in one batch), ``bm25``, or ``stub`` (one fixed passage, no
-retrieval work: isolates the judging schedule). Every role uses one judge spec with concurrency K. Ideal wall
+cached, claim queries embedded in batches shared by the responses that reach retrieval together), ``bm25``, or
+``stub`` (one fixed passage, no retrieval work: isolates the judging schedule). The fresh run also reports the
+judging process's CPU time and how busy the machine's cores were (Linux ``/proc/stat``), to tell a call-bound
+run from a CPU-bound one. Every role uses one judge spec with concurrency K. Ideal wall
 time = max(calls x latency / K, longest per-item chain x latency), the chain being refusal -> extraction ->
 verification = 3 calls. Also: a cached re-run (0 calls expected), and a run
 killed with SIGKILL about halfway and then resumed (repeated calls expected <= K: those in flight at the kill).
@@ -93,6 +95,16 @@ def _killed_run(base_url: str, k: int, cache: Path, store: str, retrieval: str, 
     judge(base_url, k, cache, store, retrieval, *workload(n_responses, n_sentences))
 
 
+def cpu_ticks() -> tuple[int, int]:
+    """(all, idle) CPU ticks of the machine since boot, from /proc/stat ((0, 0) where there is none)."""
+    try:
+        with open("/proc/stat") as stat:
+            ticks = [int(x) for x in stat.readline().split()[1:]]
+    except OSError:
+        return 0, 0
+    return sum(ticks), ticks[3] + ticks[4]
+
+
 def request_key(body: dict) -> str:
     return hashlib.sha256(json.dumps(body.get("messages"), sort_keys=True).encode()).hexdigest()
 
@@ -148,9 +160,11 @@ def main() -> None:
                          docs[:items])
 
         run("warm.sqlite", len(TOPICS))  # load NER / embedder and embed the pages' passages once
-        start = time.perf_counter()
+        start, cpu, ticks = time.perf_counter(), time.process_time(), cpu_ticks()
         stats = run("calls.sqlite", args.responses)
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+        (total, idle), (total0, idle0) = cpu_ticks(), ticks
+        busy = 1 - (idle - idle0) / (total - total0) if total > total0 else float("nan")
         start = time.perf_counter()
         cached = run("calls.sqlite", args.responses)
         cached_wall = time.perf_counter() - start
@@ -180,6 +194,8 @@ def main() -> None:
     print(f"| cached re-run | {cached['calls']} | {cached['cached']} | {cached_wall:.2f} | - | - |")
     print(f"| resume after SIGKILL at {sent_before} requests | {resumed['calls']} | {resumed['cached']} | - | - | - |")
     print(f"\nrepeated calls after the kill: {repeated} (bound: K = {args.k})")
+    print(f"fresh run: judging process CPU {cpu:.1f} s in {wall:.1f} s wall; machine cores busy {busy:.0%} "
+          f"({os.cpu_count()} cores)")
 
 
 if __name__ == "__main__":
