@@ -2,7 +2,7 @@
 
 Per response (section 3.2.2): refusal check; for answers that were not refused, the response is split into
 sentences, claims are extracted from each sentence's snippet (fanned out), de-duplicated, and each claim is
-checked against its top passages from the knowledge store (retrieval in a worker thread, verification fanned
+checked against its top passages from the knowledge store (retrieval in the CPU lane, verification fanned
 out). Metrics (section 3.2.1): per response precision = supported / claims, recall@K = min(supported / K, 1),
 F1@K their harmonic mean; macro-averaged over responses that are neither refused nor claim-less. The false
 refusal rate and the no-claim rate are shares of all responses. Roles: ``judge`` (refusal), ``judge_claims``
@@ -30,6 +30,7 @@ from hallu_metrics.longform.refusal import REFUSAL
 from hallu_metrics.longform.retrieval import Retriever, query
 from hallu_metrics.longform.sentences import snippets, split_sentences
 from hallu_metrics.longform.verification import VERIFICATION
+from hallubench.backends.aio import in_cpu_lane
 from hallubench.errors import HallubenchError
 from lm_eval_tasks.settings import task_setting
 
@@ -122,7 +123,7 @@ def claim_k(doc: Mapping[str, Any], settings: Mapping[str, Any]) -> int:
 
 
 async def _verify(claim: str, doc: dict, evidence: Evidence, judges: JudgeSet) -> dict[str, Any]:
-    passages = await asyncio.to_thread(evidence.passages, doc["prompt"], claim, doc["title"])
+    passages = await in_cpu_lane(evidence.passages, doc["prompt"], claim, doc["title"])
     item = {"claim": claim, "passages": [{"title": p.title, "text": p.text} for p in passages]}
     verdict = await judges.get("judge_verify").ask(VERIFICATION, item)
     return {

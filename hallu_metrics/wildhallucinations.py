@@ -28,6 +28,7 @@ from hallu_metrics.longform.refusal import REFUSAL
 from hallu_metrics.longform.retrieval import METHODS, TOP_K, Retriever, query
 from hallu_metrics.longform.sentences import MIN_SENTENCE_CHARS, split_sentences
 from hallu_metrics.longform.verification import VERIFICATION
+from hallubench.backends.aio import in_cpu_lane
 from hallubench.errors import HallubenchError
 
 QUESTION = "In a paragraph, could you tell me what you know about {entity}?"  # section 3, "Inference"
@@ -162,10 +163,10 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
     passages: asyncio.Future[list[Passage]] | None = None
 
     def item_passages() -> asyncio.Future[list[Passage]]:
-        """The entity's passages, cut once per item (in a thread) when the first sentence needs them."""
+        """The entity's passages, cut once per item (in the CPU lane) when the first sentence needs them."""
         nonlocal passages
         if passages is None:
-            passages = asyncio.ensure_future(asyncio.to_thread(page_passages_of, doc, retriever.passage_words))
+            passages = asyncio.ensure_future(in_cpu_lane(page_passages_of, doc, retriever.passage_words))
         return passages
 
     async def sentence_chain(sentence: str) -> dict[str, Any]:
@@ -177,7 +178,7 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
         found_passages = await item_passages()
         if found_passages:
             await retriever.prepare_queries([query(entity, fact) for fact in facts])
-        evidence = await asyncio.to_thread(top_passages, retriever, entity, facts, found_passages)
+        evidence = await in_cpu_lane(top_passages, retriever, entity, facts, found_passages)
         verdicts = await asyncio.gather(*(
             judges.get("judge_verify").ask(VERIFICATION, verification_item(fact, found))
             for fact, found in zip(facts, evidence)

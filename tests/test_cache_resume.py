@@ -5,6 +5,7 @@ import multiprocessing as mp
 import os
 import signal
 import time
+from dataclasses import fields
 
 from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
 from hallubench.loopback import LoopbackChatServer
@@ -48,6 +49,19 @@ def test_cache_key_covers_model_messages_and_decoding():
         base.messages, temperature=0.7, seed=2
     ).cache_key("b")
     assert base.cache_key("b") == ChatRequest(base.messages, seed=5).cache_key("b")  # greedy ignores seed
+
+
+def test_cache_keys_stay_stable_across_versions():
+    """Caches written by earlier versions stay valid: the key covers every request field, and two keys
+    computed when the format was fixed (sampled, with non-ASCII and a lone surrogate; greedy) still match."""
+    assert {field.name for field in fields(ChatRequest)} == {"messages", "temperature", "top_p", "max_tokens", "seed"}
+    sampled = ChatRequest.from_messages(
+        [{"role": "system", "content": "Judge."}, {"role": "user", "content": "Is \u00e9t\u00e9 \ud800 ok?"}],
+        temperature=0.7, top_p=0.9, max_tokens=64, seed=3,
+    )
+    greedy = ChatRequest.from_messages([{"role": "user", "content": "x"}], seed=9)
+    assert sampled.cache_key("openai-chat/judge") == "648d3a3c9b69c22babb1a8e442472b658ffc346b7e2212cb273ea910d0f2ea8d"
+    assert greedy.cache_key("hf/smol") == "4e101195c2a0a4a7544ad359a9a0cb6c12446d97f76b5f055f8139c7ede354fe"
 
 
 def test_duplicate_requests_are_sent_once(tmp_path):

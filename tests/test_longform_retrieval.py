@@ -97,6 +97,19 @@ def test_bm25_ranking(store):
     assert top[0].title == "Warsaw"
 
 
+def test_bm25_query_tokens_match_bm25s_tokenize():
+    """Queries are tokenized without bm25s.tokenize's per-call progress bars, into exactly the tokens it makes
+    (lower case, words of two or more characters, English stop words dropped; accents, digits, underscores)."""
+    import bm25s
+
+    from hallu_metrics.longform.retrieval import bm25_query_tokens
+
+    texts = ["Marie Curie won the Nobel Prize in 1911, and it was her second.", "École normale supérieure: a_b c 7 42!",
+             "THE AND OF", "", "naïve cafés in São Paulo's 20th-century districts", "x y z"]
+    assert [bm25_query_tokens(text) for text in texts] == bm25s.tokenize(
+        texts, stopwords="en", return_ids=False, show_progress=False)
+
+
 def test_bad_retriever_settings_are_clear_errors(store):
     """An unknown method or top_k below 1 is refused with a one-line error."""
     with pytest.raises(HallubenchError, match="unknown retrieval method"):

@@ -5,6 +5,8 @@ judge makes no calls; `hallubench score --task longwiki --knowledge` scores a sa
 
 import json
 import re
+import threading
+import time
 
 import pytest
 
@@ -113,6 +115,31 @@ def test_claimless_response_and_k_from_settings(store):
     assert records[0]["outcome"] == "no_claims" and records[0]["k"] == 8
     with pytest.raises(HallubenchError, match="longwiki_k must be at least 1"):
         lw.claim_k({}, {"longwiki_k": "0"})
+
+
+def test_evidence_of_concurrent_responses_is_retrieved_one_claim_at_a_time_in_the_cpu_lane(store, monkeypatch):
+    """Retrieval is CPU-bound Python: the claims of responses judged together are ranked one after another in the
+    process's one CPU-lane thread, never in parallel threads that would contend with the judge calls for the
+    interpreter lock; every claim still gets its passages."""
+    running, seen, lock = [0], [], threading.Lock()
+    passages = lw.Evidence.passages
+
+    def watched(self, question, claim, title):
+        with lock:
+            running[0] += 1
+            seen.append((threading.current_thread().name, running[0]))
+        time.sleep(0.01)  # long enough for a second thread to overlap, were there one
+        try:
+            return passages(self, question, claim, title)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(lw.Evidence, "passages", watched)
+    records = judge_responses(lw.BENCHMARK, [ANSWER] * 4, [{**DOC, "id": f"lw-{i}"} for i in range(4)],
+                              judges_for(store, ScriptedJudge()))
+    assert len(seen) == 12 and all(claim["passages"] for record in records for claim in record["claims"])
+    assert {name.split("_")[0] for name, _ in seen} == {"cpu-lane"} and max(depth for _, depth in seen) == 1
 
 
 def test_missing_knowledge_store_is_one_clear_error(monkeypatch):

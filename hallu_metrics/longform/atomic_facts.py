@@ -66,12 +66,14 @@ def _shot(entity: str, sentence: str) -> str:
     return f"Entity: {entity}\n{data_block('sentence', sentence)}\nFacts:"
 
 
+_SHOTS = "\n\n".join(  # rendered once: every extraction call sends the same demonstrations
+    f"{_shot(entity, sentence)}\n" + ("\n".join(f"- {fact}" for fact in facts) if facts else NO_FACTS)
+    for entity, sentence, facts in DEMONSTRATIONS
+)
+
+
 def _messages(item: dict) -> list[dict[str, str]]:
-    shots = "\n\n".join(
-        f"{_shot(entity, sentence)}\n" + ("\n".join(f"- {fact}" for fact in facts) if facts else NO_FACTS)
-        for entity, sentence, facts in DEMONSTRATIONS
-    )
-    prompt = f"{shots}\n\n{_shot(item['entity'], item['sentence'])}"
+    prompt = f"{_SHOTS}\n\n{_shot(item['entity'], item['sentence'])}"
     return [{"role": "system", "content": f"{_SYSTEM}\n{DATA_NOTICE}"}, {"role": "user", "content": prompt}]
 
 

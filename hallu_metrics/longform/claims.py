@@ -83,13 +83,14 @@ def _render_claims(claims: list[str]) -> str:
     return "\n".join(f"- {claim}" for claim in claims) if claims else NO_CLAIMS
 
 
+_SHOTS = "\n\n".join(  # rendered once: every extraction call sends the same worked examples
+    f"{data_block('question', q)}\n{data_block('snippet', s)}\nClaims:\n{_render_claims(c)}" for q, s, c in _EXAMPLES
+)
+
+
 def _messages(item: dict) -> list[dict[str, str]]:
-    shots = "\n\n".join(
-        f"{data_block('question', q)}\n{data_block('snippet', s)}\nClaims:\n{_render_claims(c)}"
-        for q, s, c in _EXAMPLES
-    )
     prompt = (
-        f"Examples:\n\n{shots}\n\nNow the real snippet. Extract the claims of the marked sentence only.\n"
+        f"Examples:\n\n{_SHOTS}\n\nNow the real snippet. Extract the claims of the marked sentence only.\n"
         f"{data_block('question', item['question'])}\n{data_block('snippet', item['snippet'])}\nClaims:"
     )
     return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}]

@@ -11,6 +11,7 @@ kept by default, as in the paper.
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections.abc import Iterable, Sequence
 
@@ -36,6 +37,7 @@ TOP_K = 5
 METHODS = ("embedding", "bm25")
 BM25_INDEXES = 64  # BM25 indexes of recent candidate sets kept in memory
 QUERY_BATCH = 512  # retrieval queries embedded in one model call at most
+BM25_TOKEN = re.compile(r"(?u)\b\w\w+\b")  # bm25s.tokenize's default token pattern
 
 
 class Retriever:
@@ -120,11 +122,8 @@ class Retriever:
         return _unit(vectors) @ _unit(query_vector[None, :])[0]
 
     def _bm25_scores(self, query_text: str, passages: Sequence[Passage]) -> np.ndarray:
-        import bm25s
-
         index = self._bm25_index(passages)
-        (query_tokens,) = bm25s.tokenize([query_text], stopwords="en", return_ids=False, show_progress=False)
-        return np.asarray(index.get_scores(query_tokens), dtype=np.float64)
+        return np.asarray(index.get_scores(bm25_query_tokens(query_text)), dtype=np.float64)
 
     def _bm25_index(self, passages: Sequence[Passage]):
         """The BM25 index of a candidate set, built once and reused for every claim ranked over the same
@@ -143,6 +142,14 @@ class Retriever:
             while len(self._bm25_indexes) > BM25_INDEXES:
                 self._bm25_indexes.pop(next(iter(self._bm25_indexes)))
         return index
+
+
+def bm25_query_tokens(text: str) -> list[str]:
+    """``bm25s.tokenize([text], stopwords="en", return_ids=False)[0]``, without the two progress-bar objects that
+    call makes each time (they take tqdm's process-wide lock, which every ranked claim would contend for)."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return [word for word in BM25_TOKEN.findall(text.lower()) if word not in STOPWORDS_EN]
 
 
 def query(topic: str, claim: str) -> str:

@@ -58,14 +58,16 @@ def _evidence(passages: Sequence[dict]) -> str:
     )
 
 
+_SHOTS = "\n\n".join(  # rendered once: every verification call sends the same worked examples
+    f"{_evidence([{'title': t, 'text': x} for t, x in passages])}\n{data_block('claim', claim)}\n"
+    f"Judgement: {json.dumps({'is_supported': label})}"
+    for passages, claim, label in _EXAMPLES
+)
+
+
 def _messages(item: dict) -> list[dict[str, str]]:
-    shots = "\n\n".join(
-        f"{_evidence([{'title': t, 'text': x} for t, x in passages])}\n{data_block('claim', claim)}\n"
-        f"Judgement: {json.dumps({'is_supported': label})}"
-        for passages, claim, label in _EXAMPLES
-    )
     prompt = (
-        f"Examples:\n\n{shots}\n\nNow judge this claim.\n{_evidence(item['passages'])}\n"
+        f"Examples:\n\n{_SHOTS}\n\nNow judge this claim.\n{_evidence(item['passages'])}\n"
         f"{data_block('claim', item['claim'])}\nJudgement:"
     )
     return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}]

@@ -1,9 +1,11 @@
-"""The asyncio plumbing shared by every client: run a coroutine from synchronous code, and gather
-single requests into batches for backends that are fastest in bulk (local models, classifiers)."""
+"""The asyncio plumbing shared by every client: run a coroutine from synchronous code, gather single
+requests into batches for backends that are fastest in bulk (local models, classifiers), and run the
+CPU-bound Python steps of judging chains in one lane."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -11,6 +13,16 @@ from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+_CPU_LANE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cpu-lane")
+
+
+async def in_cpu_lane(function: Callable[..., R], *args: Any) -> R:
+    """``function(*args)`` off the event loop, in the process's one thread for CPU-bound Python steps of
+    judging chains (evidence retrieval, cutting pages into passages); steps of concurrent items queue there.
+    Under the interpreter lock more threads cannot run such steps any faster: they only take turns with the
+    threads that wait on model calls and stretch every call (docs/benchmarks.md, LongWiki judging throughput)."""
+    return await asyncio.get_running_loop().run_in_executor(_CPU_LANE, functools.partial(function, *args))
 
 
 def run_sync(coroutine: Awaitable[T]) -> T:
