@@ -1,6 +1,9 @@
 """The OpenAI-compatible backend against a loopback server: retries on injected 5xx / 429 /
 timeouts / garbage, clear failure after retries, replicas, secrets kept out of cache keys."""
 
+import base64
+import socket
+
 import pytest
 
 from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
@@ -62,6 +65,33 @@ def test_api_key_goes_to_the_header_only(tmp_path, monkeypatch):
     assert "sk-secret" not in client.public_spec
     cache.close()
     assert b"sk-secret" not in (tmp_path / "c.sqlite").read_bytes()
+
+
+def test_environment_proxy_carries_calls_unless_no_proxy_exempts_the_host(monkeypatch):
+    """HTTP_PROXY is honoured as httpx's clients honour it: a call to an address where nothing listens succeeds
+    through the proxy (the loopback server answers the forwarded request, whose Host names the endpoint), and
+    fails to connect once NO_PROXY exempts that host."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    endpoint = f"openai:base_url=http://127.0.0.1:{closed}/v1,model=m,max_retries=0"
+    with LoopbackChatServer(echo) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.base_url.rsplit("/v1", 1)[0])
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        assert make_client(backend_spec(endpoint), None).complete(requests(1))[0].text == "echo:q0"
+        assert proxy.headers[0]["Host"] == f"127.0.0.1:{closed}"
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        assert "ConnectError" in make_client(backend_spec(endpoint), None).complete(requests(1))[0].error
+        assert len(proxy.requests) == 1
+
+
+def test_credentials_in_the_url_are_sent_as_basic_auth():
+    """``user:password@`` in base_url becomes an HTTP basic Authorization header, as httpx sends it."""
+    with LoopbackChatServer(echo) as server:
+        url = server.base_url.replace("http://", "http://bob:hunter2@")
+        make_client(backend_spec(f"openai:base_url={url},model=m"), None).complete(requests(1))
+    assert server.headers[0]["Authorization"] == "Basic " + base64.b64encode(b"bob:hunter2").decode()
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,8 @@
 """Any OpenAI-compatible ``/chat/completions`` endpoint (vLLM, SGLang, llama.cpp server, OpenAI).
 
-httpx does the HTTP, tenacity the retries (exponential backoff with jitter on 429, 5xx, timeouts,
-connection errors and malformed bodies); a thread pool bounds concurrency. Several base URLs
+httpcore (httpx's connection layer, see ``http_post``) does the HTTP, tenacity the retries (exponential
+backoff with jitter on 429, 5xx, timeouts, connection errors and malformed bodies); a thread pool bounds
+concurrency. Several base URLs
 (``a|b``) spread requests over replicas, and a retry moves on to the next replica.
 
 A circuit breaker stops a run against a dead endpoint within seconds: after ``dead_after``
@@ -21,10 +22,12 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
+import httpcore
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
 
+from hallubench import __version__
 from hallubench.backends.base import ChatRequest, Completion
+from hallubench.backends.http_post import JsonPoster
 from hallubench.errors import HallubenchError
 from hallubench.specs import check_keys, float_value, int_value, redact, remember_secret, str_value
 
@@ -115,10 +118,10 @@ class OpenAIChatBackend:
         remember_secret(api_key)
         self._secrets = [api_key] if api_key else []
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        headers["Content-Type"] = "application/json"
-        # One kept-alive connection per concurrent call (httpx keeps 20 by default, so K > 20 reconnected).
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=self.concurrency)
-        self._http = httpx.Client(timeout=float(timeout), headers=headers, limits=limits)
+        headers.update({"Content-Type": "application/json", "Accept": "application/json",
+                        "User-Agent": f"hallubench/{__version__}"})
+        # One kept-alive connection per concurrent call (with fewer, calls beyond them reconnect each time).
+        self._http = JsonPoster(urls, "/chat/completions", headers, keepalive=self.concurrency, timeout=float(timeout))
 
     @classmethod
     def from_args(cls, args: dict[str, Any]) -> OpenAIChatBackend:
@@ -152,27 +155,27 @@ class OpenAIChatBackend:
         base = self.breaker.pick()
         url = base + "/chat/completions"
         try:
-            response = self._http.post(url, content=self._body(request))
-        except httpx.ConnectError as exc:  # nothing listening, DNS failure: counts towards the breaker
+            status, body = self._http.post(base, self._body(request))
+        except httpcore.ConnectError as exc:  # nothing listening, DNS failure: counts towards the breaker
             error = f"{type(exc).__name__}: {exc}"
             self.breaker.refused(base, error)
             if self.breaker.all_dead.is_set():
                 raise EndpointDown(self.breaker.down_message()) from exc
             raise TransientError(f"{error} from {url}") from exc
-        except (httpx.TimeoutException, httpx.TransportError) as exc:
+        except (httpcore.TimeoutException, httpcore.NetworkError, httpcore.ProtocolError, httpcore.ProxyError) as exc:
             raise TransientError(f"{type(exc).__name__} from {url}: {exc}") from exc
         self.breaker.connected(base)
-        status = response.status_code
+        text = body.decode("utf-8", "replace")
         if status in (401, 403):
             raise PermanentError(f"HTTP {status} from {url} (authentication refused; reply body not recorded)")
         if status == 429 or status >= 500:
             raise TransientError(f"HTTP {status} from {url}")
         if status >= 400:
-            raise PermanentError(f"HTTP {status} from {url}: {response.text[:BODY_CHARS_IN_ERRORS]}")
+            raise PermanentError(f"HTTP {status} from {url}: {text[:BODY_CHARS_IN_ERRORS]}")
         try:
-            content = response.json()["choices"][0]["message"]["content"]
+            content = json.loads(body)["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise TransientError(f"malformed response body from {url}: {response.text[:80]!r}") from exc
+            raise TransientError(f"malformed response body from {url}: {text[:80]!r}") from exc
         if not isinstance(content, str):
             raise TransientError(f"response from {url} has no text content")
         return content
