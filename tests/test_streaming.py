@@ -1,6 +1,8 @@
 """Streaming judging pipelines: each item's chain runs as soon as its own previous step is done (no
 barrier between steps), under the judge's bounded concurrency, with cache and resume unchanged."""
 
+import asyncio
+import multiprocessing as mp
 import threading
 import time
 
@@ -8,6 +10,7 @@ from hallu_metrics import precisewikiqa
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.pipeline import judge_responses
 from hallubench.backends import CallCache
+from hallubench.backends.aio import in_cpu_lane
 from hallubench.loopback import LoopbackChatServer
 
 
@@ -64,3 +67,32 @@ def test_cached_rerun_makes_no_calls_and_identical_in_flight_requests_are_sent_o
         judge_responses(precisewikiqa.BENCHMARK, ["x"] * 5, docs, rerun)
         assert rerun.report()[spec]["calls"] == 0 and len(recorder.log) == 2
         rerun.close()
+
+
+def _lane_threads(n: int) -> list[str]:
+    """Run ``n`` lane steps from concurrent coroutines; the thread names that ran them."""
+
+    async def all_steps() -> list[str]:
+        return list(await asyncio.gather(*(in_cpu_lane(lambda: threading.current_thread().name) for _ in range(n))))
+
+    return asyncio.run(all_steps())
+
+
+def _lane_in_child(queue) -> None:
+    queue.put(_lane_threads(2))
+
+
+def test_cpu_lane_is_one_thread_and_works_in_a_forked_child():
+    """CPU-bound steps from concurrent coroutines all run in one "cpu-lane" thread; a child forked after the lane
+    was used gets a lane of its own (it inherits none of its parent's threads, so the parent's lane would hang it)."""
+    assert {name.rsplit("_", 1)[0] for name in _lane_threads(8)} == {"cpu-lane"}
+    if "fork" not in mp.get_all_start_methods():
+        return
+    queue = mp.get_context("fork").Queue()
+    child = mp.get_context("fork").Process(target=_lane_in_child, args=(queue,))
+    child.start()
+    child.join(timeout=30)
+    if child.is_alive():  # hung on an executor whose thread does not exist in the child
+        child.kill()
+        child.join()
+    assert child.exitcode == 0 and len(queue.get(timeout=5)) == 2

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -14,7 +15,16 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
-_CPU_LANE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cpu-lane")
+_CPU_LANE: ThreadPoolExecutor
+
+
+def _new_cpu_lane() -> None:
+    global _CPU_LANE
+    _CPU_LANE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cpu-lane")
+
+
+_new_cpu_lane()
+os.register_at_fork(after_in_child=_new_cpu_lane)  # a forked child has none of its parent's threads
 
 
 async def in_cpu_lane(function: Callable[..., R], *args: Any) -> R:
