@@ -140,8 +140,12 @@ class ModelClient:
             print(self.stats.summary(self.public_spec), file=sys.stderr)
 
     def close(self) -> None:
-        """Stop the worker threads (queued calls are dropped; the cache is closed by its owner)."""
+        """Stop the worker threads (queued calls are dropped) and close the backend's connections, if it keeps
+        any; the cache is closed by its owner."""
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
         if self._batcher is not None:
             self._batcher.close()
+        close_backend = getattr(self.backend, "close", None)
+        if close_backend is not None:
+            close_backend()

@@ -197,6 +197,10 @@ class OpenAIChatBackend:
             error = str(exc)
         return Completion(None, error=redact(error, self._secrets))
 
+    def close(self) -> None:
+        """Close the kept-alive connections."""
+        self._http.close()
+
     def complete_many(self, requests: Sequence[ChatRequest], on_result) -> None:
         pool = ThreadPoolExecutor(max_workers=self.concurrency)
         try:
