@@ -27,6 +27,7 @@ from lm_eval_tasks import TASKS_DIR
 from lm_eval_tasks.dataset_loading import load
 
 SHARED_CSV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "simpleqa" / "simple_qa_test_set.csv"
+needs_shared_csv = pytest.mark.skipif(not SHARED_CSV.is_file(), reason="../shared/data/simpleqa is not present")
 POPQA_ROWS = [
     {"id": 7, "question": "What is Vilnius the capital of?",
      "possible_answers": '["Lithuania", "Republic of Lithuania"]', "s_pop": 25000, "prop": "capital of",
@@ -150,6 +151,7 @@ def test_popularity_bins_are_log10_and_ordered():
 
 # ---------------------------------------------------------------- data
 
+@needs_shared_csv
 def test_simpleqa_loader_reads_the_shared_csv_with_topic_and_answer_type():
     """The public CSV (4,326 rows): metadata dict literals become topic / answer type; the gold is the only golds."""
     docs = load("simpleqa_hallu", dataset=str(SHARED_CSV))["test"]
@@ -187,6 +189,7 @@ def test_popqa_loader_reads_jsonl_and_a_hub_like_parquet_folder(tmp_path):
         load("popqa_hallu", dataset=str(write_jsonl(tmp_path / "b.jsonl", bad)))
 
 
+@needs_shared_csv
 def test_yaml_tasks_and_group_load(tmp_path):
     """Both YAMLs build through lm-eval's TaskManager (question as text, first gold as target, greedy, 256 tokens);
     the `hallulens_proxies` group lists them."""
@@ -228,6 +231,7 @@ def test_evaluate_module_matches_the_benchmark():
 
 
 @pytest.mark.slow
+@needs_shared_csv
 def test_lm_eval_runs_simpleqa_with_smollm2():
     """lm_eval (in this process, so the monkeypatched registry holds) runs simpleqa_hallu on SmolLM2 for 3 questions
     of the shared CSV with the embedded rule grader: every rate is in [0, 1] or undefined and the records carry
