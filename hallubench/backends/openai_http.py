@@ -35,6 +35,12 @@ KIND = "openai"
 ALLOWED_KEYS = {"base_url", "model", "concurrency", "timeout", "max_retries", "backoff", "api_key_env", "dead_after"}
 MAX_TIMEOUT_S = 86_400.0  # larger values overflow socket timeouts
 BODY_CHARS_IN_ERRORS = 200
+ENDPOINT_PATH = "/chat/completions"
+
+
+def _start(body: bytes, chars: int) -> str:
+    """The first ``chars`` characters of a reply body, for an error line (decoded only when one is written)."""
+    return body.decode("utf-8", "replace")[:chars]
 
 
 class TransientError(Exception):
@@ -121,7 +127,7 @@ class OpenAIChatBackend:
         headers.update({"Content-Type": "application/json", "Accept": "application/json",
                         "User-Agent": f"hallubench/{__version__}"})
         # One kept-alive connection per concurrent call (with fewer, calls beyond them reconnect each time).
-        self._http = JsonPoster(urls, "/chat/completions", headers, keepalive=self.concurrency, timeout=float(timeout))
+        self._http = JsonPoster(urls, ENDPOINT_PATH, headers, keepalive=self.concurrency, timeout=float(timeout))
 
     @classmethod
     def from_args(cls, args: dict[str, Any]) -> OpenAIChatBackend:
@@ -153,7 +159,7 @@ class OpenAIChatBackend:
 
     def _post_once(self, request: ChatRequest) -> str:
         base = self.breaker.pick()
-        url = base + "/chat/completions"
+        url = base + ENDPOINT_PATH
         try:
             status, body = self._http.post(base, self._body(request))
         except httpcore.ConnectError as exc:  # nothing listening, DNS failure: counts towards the breaker
@@ -165,17 +171,16 @@ class OpenAIChatBackend:
         except (httpcore.TimeoutException, httpcore.NetworkError, httpcore.ProtocolError, httpcore.ProxyError) as exc:
             raise TransientError(f"{type(exc).__name__} from {url}: {exc}") from exc
         self.breaker.connected(base)
-        text = body.decode("utf-8", "replace")
         if status in (401, 403):
             raise PermanentError(f"HTTP {status} from {url} (authentication refused; reply body not recorded)")
         if status == 429 or status >= 500:
             raise TransientError(f"HTTP {status} from {url}")
         if status >= 400:
-            raise PermanentError(f"HTTP {status} from {url}: {text[:BODY_CHARS_IN_ERRORS]}")
+            raise PermanentError(f"HTTP {status} from {url}: {_start(body, BODY_CHARS_IN_ERRORS)}")
         try:
             content = json.loads(body)["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise TransientError(f"malformed response body from {url}: {text[:80]!r}") from exc
+            raise TransientError(f"malformed response body from {url}: {_start(body, 80)!r}") from exc
         if not isinstance(content, str):
             raise TransientError(f"response from {url} has no text content")
         return content
