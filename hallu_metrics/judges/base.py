@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
+from hallu_metrics.judges.structured import StructuredOutput
 from hallubench.backends.base import Message
 
 Label = Any  # bool, str or a number, depending on the check
@@ -35,7 +36,9 @@ class Check:
       ``reminder`` is the follow-up turn sent once when a reply could not be read;
     - the rule judge: ``rule`` is the rule-based method, when a published one exists;
     - classifier scorers (NLI / HHEM): ``pair`` gives (premise, hypothesis) and ``from_probability``
-      turns P(consistent) into the label (default: the probability itself).
+      turns P(consistent) into the label (default: the probability itself);
+    - ``structured``: the reply's JSON schema, sent as ``response_format`` when the judge spec says
+      ``structured=true`` (the reader stays the same).
     """
 
     name: str
@@ -46,6 +49,18 @@ class Check:
     pair: Callable[[dict], tuple[str, str]] | None = None
     from_probability: Callable[[float], Label] | None = None
     max_tokens: int = 128
+    structured: StructuredOutput | None = None
+
+    def __post_init__(self) -> None:
+        ALL_CHECKS.append(self)
+
+
+ALL_CHECKS: list[Check] = []  # every check built so far (judge template files name checks of it)
+
+
+def check_names() -> set[str]:
+    """The names of every check built so far."""
+    return {check.name for check in ALL_CHECKS}
 
 
 class Judge(Protocol):

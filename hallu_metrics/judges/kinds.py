@@ -6,6 +6,11 @@
 | ``none`` | no judge | nothing: records stay unjudged (``--predict_only`` runs) |
 | ``openai:``, ``hf:``, ``smollm2`` | ``LLMJudge`` | the check's prompt, reply parsed by the check |
 | ``hhem:``, ``nli:`` | ``ScorerJudge`` | P(consistent) of the check's (premise, hypothesis) pair |
+
+LLM judge specs take two judge options beside the backend's keys: ``structured=true`` (send each check's JSON
+schema as ``response_format``; OpenAI-compatible servers only) and ``template=PATH`` (prompts from a user
+file, ``hallu_metrics/judges/templates.py``). Both are part of the public spec (the template as its file
+name and content hash), so results record them.
 """
 
 from __future__ import annotations
@@ -15,12 +20,13 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hallu_metrics.judges.base import Check, Judge, Verdict
+from hallu_metrics.judges.base import Check, Judge, Verdict, check_names
 from hallu_metrics.judges.llm import LLMJudge
-from hallubench.backends import BACKEND_KINDS, CallCache, backend_spec, make_client
+from hallu_metrics.judges.templates import JudgeTemplates, load_templates
+from hallubench.backends import BACKEND_KINDS, CallCache, make_client
 from hallubench.backends.aio import MicroBatcher
 from hallubench.errors import HallubenchError
-from hallubench.specs import parse_spec
+from hallubench.specs import Spec, parse_spec
 
 SCORER_KINDS = ("hhem", "nli")
 
@@ -82,8 +88,42 @@ class ScorerJudge:
         self._batcher.close()
 
 
+JUDGE_OPTIONS = ("structured", "template")
+
+
+def _structured_flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise HallubenchError(f"bad judge spec: structured must be true or false, got {value!r}")
+    return value
+
+
+def _llm_options(spec: str) -> tuple[Spec, bool, JudgeTemplates | None, str]:
+    """(backend spec, structured, templates, public spec with the options) of an LLM judge spec."""
+    parsed = parse_spec(spec, BACKEND_KINDS)
+    backend_args = {k: v for k, v in parsed.args.items() if k not in JUDGE_OPTIONS}
+    structured = _structured_flag(parsed.args.get("structured", False))
+    if structured and parsed.kind != "openai":
+        raise HallubenchError(
+            f"bad judge spec: structured=true needs an OpenAI-compatible server (openai:...), not {parsed.kind}"
+        )
+    templates = None
+    if "template" in parsed.args:
+        templates = load_templates(str(parsed.args["template"]))
+        import hallu_metrics.registry  # noqa: F401  (builds every benchmark's checks, so their names are known)
+
+        templates.check_names(check_names())
+    backend = Spec(parsed.kind, backend_args)
+    options = (["structured=true"] if structured else []) + ([f"template={templates.public}"] if templates else [])
+    public = backend.public()
+    if options:
+        public += ("," if backend_args else ":") + ",".join(options)
+    return backend, structured, templates, public
+
+
 def _llm_judge(spec: str, cache: CallCache, retry_unparseable: bool = False) -> Judge:
-    return LLMJudge(make_client(backend_spec(spec), cache), retry_unparseable=retry_unparseable)
+    backend, structured, templates, public = _llm_options(spec)
+    return LLMJudge(make_client(backend, cache), retry_unparseable=retry_unparseable, structured=structured,
+                    templates=templates, spec=public)
 
 
 def _scorer_judge(spec: str, cache: CallCache, retry_unparseable: bool = False) -> Judge:
@@ -116,6 +156,8 @@ def public_spec(spec: str) -> str:
     kind = judge_kind(spec)
     if kind in ("none", "rule"):
         return kind
+    if kind in BACKEND_KINDS:
+        return _llm_options(spec.strip())[3]
     return parse_spec(spec.strip(), (kind,)).public()
 
 

@@ -1,38 +1,68 @@
 """LLM-as-judge over any backend: one cached request per item and check, re-asked once with a
-follow-up turn when the reply cannot be read."""
+follow-up turn when the reply cannot be read. Options of the judge spec: ``structured=true`` sends each
+check's JSON schema as ``response_format``; ``template=PATH`` takes prompts from a user file."""
 
 from __future__ import annotations
 
 from dataclasses import asdict
 
 from hallu_metrics.judges.base import Check, Verdict
+from hallu_metrics.judges.templates import JudgeTemplates
 from hallubench.backends import ChatRequest, ModelClient
+from hallubench.backends.base import Message
 from hallubench.specs import redact
 
 
 class LLMJudge:
     """Greedy judging with parse retries; failed calls become ``failed`` verdicts."""
 
-    def __init__(self, client: ModelClient, parse_retries: int = 1, retry_unparseable: bool = False):
+    def __init__(
+        self,
+        client: ModelClient,
+        parse_retries: int = 1,
+        retry_unparseable: bool = False,
+        structured: bool = False,
+        templates: JudgeTemplates | None = None,
+        spec: str | None = None,
+    ):
         self.client = client
-        self.spec = client.public_spec
+        self.spec = spec or client.public_spec  # with the judge options, when the spec has any
         self.parse_retries = parse_retries
         self.retry_unparseable = retry_unparseable
+        self.structured = structured
+        self.templates = templates
+
+    def conversation(self, check: Check, item: dict) -> list[Message]:
+        """The first turn for ``item``: the user's template for this check if the file names it, else the
+        check's own prompt."""
+        if self.templates is not None and self.templates.covers(check.name):
+            return self.templates.messages(check.name, item)
+        if check.messages is None:
+            raise ValueError(f"check {check.name!r} has no LLM prompt")
+        return check.messages(item)
 
     async def ask(self, check: Check, item: dict) -> Verdict:
-        if check.messages is None or check.parse is None:
+        if check.parse is None:
             raise ValueError(f"check {check.name!r} has no LLM prompt")
-        conversation = check.messages(item)
+        conversation = self.conversation(check, item)
+        schema = check.structured if self.structured else None
+        response_format = schema.response_format if schema is not None else None
+
+        def read(text: str):
+            return check.parse(schema.reply_text(text) if schema is not None else text)
+
         verdict = Verdict(None, "unparseable", "")
         for _ in range(self.parse_retries + 1):
-            request = ChatRequest.from_messages(conversation, temperature=0.0, max_tokens=check.max_tokens)
+            request = ChatRequest.from_messages(
+                conversation, temperature=0.0, max_tokens=check.max_tokens, response_format=response_format
+            )
             completion = await self.client.acomplete(request)
-            if completion.cached and self.retry_unparseable and check.parse(completion.text or "") is None:
+            if completion.cached and self.retry_unparseable and read(completion.text or "") is None:
                 completion = await self.client.acomplete(request, refresh=True)  # re-ask a cached unreadable reply
             if not completion.ok:
                 return Verdict(None, "failed", redact(completion.error or ""))
             text = redact(completion.text or "")
-            parsed = check.parse(text)
+            parsed = read(text)
             if parsed is not None:
                 return Verdict(parsed, "ok", text)
             verdict = Verdict(None, "unparseable", text)

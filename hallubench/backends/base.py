@@ -15,13 +15,16 @@ LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 @dataclass(frozen=True)
 class ChatRequest:
-    """One chat completion request. ``seed`` only matters when sampling."""
+    """One chat completion request. ``seed`` only matters when sampling. ``response_format`` is a JSON schema
+    (as canonical JSON text, so the request stays hashable) that servers with structured outputs constrain the
+    reply to; None sends no ``response_format``."""
 
     messages: tuple[tuple[str, str], ...]
     temperature: float = 0.0
     top_p: float = 1.0
     max_tokens: int = 256
     seed: int | None = None
+    response_format: str | None = None
 
     @classmethod
     def from_messages(cls, messages: Sequence[Message], **params) -> ChatRequest:
@@ -42,6 +45,8 @@ class ChatRequest:
             "max_tokens": self.max_tokens,
             "seed": None if self.temperature == 0 else self.seed,  # greedy output does not depend on the seed
         }  # the fields spelled out: dataclasses.asdict deep-copies every message (a tenth of a judge call's CPU)
+        if self.response_format is not None:  # only when set, so keys of free-text requests stay as they were
+            payload["response_format"] = self.response_format
         blob = json.dumps(payload, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 

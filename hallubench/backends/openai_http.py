@@ -155,6 +155,12 @@ class OpenAIChatBackend:
         }
         if request.seed is not None and request.temperature > 0:
             body["seed"] = request.seed
+        if request.response_format is not None:  # OpenAI's json_schema form, accepted by vLLM, SGLang, llama.cpp
+            schema = json.loads(request.response_format)
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": schema.get("title", "verdict"), "schema": schema, "strict": True},
+            }
         return json.dumps(body, ensure_ascii=True).encode("ascii")
 
     def _post_once(self, request: ChatRequest) -> str:

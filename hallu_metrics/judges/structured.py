@@ -1,0 +1,76 @@
+"""Structured outputs: the JSON schema a check's reply must follow when the judge spec says
+``structured=true``. Servers with guided decoding (OpenAI, vLLM, SGLang, llama.cpp) then constrain the reply
+to the schema; the check's free-text reader still reads it (it is the default and the fallback), so a server
+that ignores ``response_format`` costs nothing but the constraint.
+
+``to_text`` turns a decoded schema-shaped reply into the text form the check's reader expects, for checks
+whose prompt asks for something other than JSON (bullet lists, tags, letters); checks whose prompt already
+asks for a JSON object need none."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class StructuredOutput:
+    """A check's reply schema and, where the reader reads plain text, how to turn a schema reply into it."""
+
+    schema: dict[str, Any]
+    to_text: Callable[[Any], str] | None = None
+
+    @property
+    def response_format(self) -> str:
+        """The schema as canonical JSON text (part of the request and of its cache key)."""
+        return json.dumps(self.schema, sort_keys=True, separators=(",", ":"))
+
+    def reply_text(self, reply: str) -> str:
+        """What the check's reader reads: the schema reply turned into the reader's text form, or the reply
+        unchanged when it is not such a JSON value (a server that ignored the schema)."""
+        if self.to_text is None:
+            return reply
+        try:
+            return self.to_text(json.loads(reply))
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return reply
+
+
+def _object(title: str, key: str, value_schema: dict[str, Any]) -> dict[str, Any]:
+    return {"title": title, "type": "object", "properties": {key: value_schema}, "required": [key],
+            "additionalProperties": False}
+
+
+def boolean(key: str) -> StructuredOutput:
+    """``{"key": true|false}`` (the prompt asks for this object; read by ``parse_json_bool``)."""
+    return StructuredOutput(_object(key, key, {"type": "boolean"}))
+
+
+def label(key: str, labels: Sequence[str], as_text: Callable[[str], str] | None = None) -> StructuredOutput:
+    """``{"key": one of labels}``; ``as_text`` maps the label to the reader's text form when the prompt asks
+    for plain text (e.g. a grade letter or an ANAH tag)."""
+    to_text = (lambda value: as_text(value[key])) if as_text else None
+    return StructuredOutput(_object(key, key, {"type": "string", "enum": list(labels)}), to_text)
+
+
+def integer(key: str, low: int, high: int) -> StructuredOutput:
+    """``{"key": n}`` with ``low <= n <= high`` (the prompt asks for this object)."""
+    return StructuredOutput(_object(key, key, {"type": "integer", "minimum": low, "maximum": high}))
+
+
+def text_list(key: str, empty_text: str) -> StructuredOutput:
+    """``{"key": [text, ...]}`` read as a bullet list, and an empty list as ``empty_text`` (the reader's
+    nothing-to-list marker)."""
+
+    def to_text(value: Any) -> str:
+        items = [str(item) for item in value[key]]
+        return "\n".join(f"- {item}" for item in items) if items else empty_text
+
+    return StructuredOutput(_object(key, key, {"type": "array", "items": {"type": "string"}}), to_text)
+
+
+def text_field(key: str) -> StructuredOutput:
+    """``{"key": text}`` whose text is what the reader reads (e.g. reference points separated by markers)."""
+    return StructuredOutput(_object(key, key, {"type": "string"}), lambda value: str(value[key]))

@@ -1,0 +1,112 @@
+"""Judge prompts from a user file (``template=PATH`` in an LLM judge spec), e.g. to run a benchmark's
+official grader wording for comparability with published numbers without the project shipping it.
+
+The file is YAML (or JSON): a mapping from check names to a template, either the user message as text or
+``{system: TEXT, user: TEXT}``. ``{field}`` inserts the field of the judged item (the same fields the
+built-in prompt uses: ``hallubench judge-templates --task T`` lists them), ``{{`` and ``}}`` are literal
+braces; nothing else is interpreted (no attribute or index access). Lists are inserted one element per line.
+Checks the file does not name keep their built-in prompt. The reply is read by the check's own reader.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hallubench.backends.base import Message
+from hallubench.errors import HallubenchError
+
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_]\w*)\}")
+_STRAY_BRACE = re.compile(r"\{[^{}]*\}")
+
+
+def placeholders(text: str) -> set[str]:
+    """The field names a template inserts."""
+    return {m.group(1) for m in _PLACEHOLDER.finditer(text) if m.group(1)}
+
+
+def _insert(text: str, item: Mapping[str, Any], where: str) -> str:
+    def value(match: re.Match) -> str:
+        token = match.group(0)
+        if token in ("{{", "}}"):
+            return token[0]
+        name = match.group(1)
+        if name not in item:
+            raise HallubenchError(f"{where} inserts {{{name}}}, which this check does not give (it gives: "
+                                  f"{', '.join(sorted(item))})")
+        field = item[name]
+        return "\n".join(map(str, field)) if isinstance(field, (list, tuple)) else str(field)
+
+    return _PLACEHOLDER.sub(value, text)
+
+
+@dataclass(frozen=True)
+class JudgeTemplates:
+    """The templates of one file, by check name, and the file's SHA-256 (recorded with the judge spec)."""
+
+    path: str
+    sha256: str
+    by_check: dict[str, dict[str, str]]
+
+    @property
+    def public(self) -> str:
+        """How results and cards name the file: its name and content hash, never its folder."""
+        return f"{Path(self.path).name}@sha256:{self.sha256[:16]}"
+
+    def covers(self, check_name: str) -> bool:
+        return check_name in self.by_check
+
+    def messages(self, check_name: str, item: Mapping[str, Any]) -> list[Message]:
+        """The conversation for ``item`` from the file's template for ``check_name``."""
+        template = self.by_check[check_name]
+        where = f"judge template {Path(self.path).name} ({check_name})"
+        conversation = []
+        if "system" in template:
+            conversation.append({"role": "system", "content": _insert(template["system"], item, where)})
+        conversation.append({"role": "user", "content": _insert(template["user"], item, where)})
+        return conversation
+
+    def check_names(self, known: Iterable[str]) -> None:
+        """Refuse a file that names no known check (a typo would silently keep the built-in prompt)."""
+        unknown = sorted(set(self.by_check) - set(known))
+        if unknown:
+            raise HallubenchError(f"judge template {self.path}: unknown check(s) {', '.join(unknown)} (known: "
+                                  f"{', '.join(sorted(known))})")
+
+
+def _template(name: str, value: Any, path: str) -> dict[str, str]:
+    if isinstance(value, str):
+        value = {"user": value}
+    if not isinstance(value, dict) or "user" not in value or set(value) - {"system", "user"} or not all(
+        isinstance(text, str) and text.strip() for text in value.values()
+    ):
+        raise HallubenchError(f"judge template {path}: {name!r} must be a text or {{system: TEXT, user: TEXT}}")
+    for text in value.values():
+        leftover = _STRAY_BRACE.findall(_PLACEHOLDER.sub("", text))
+        if leftover:
+            raise HallubenchError(f"judge template {path}: {name!r} has {leftover[0]!r}; fields are written "
+                                  "{name} and literal braces {{ }}")
+    return dict(value)
+
+
+def load_templates(path: str) -> JudgeTemplates:
+    """Read and validate a template file (one-line errors naming the file)."""
+    file = Path(path).expanduser()
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise HallubenchError(f"cannot read judge template {path}: {exc.strerror or exc}") from exc
+    try:
+        loaded = yaml.safe_load(data.decode("utf-8"))
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise HallubenchError(f"judge template {path} is not UTF-8 YAML/JSON: {str(exc).splitlines()[0]}") from exc
+    if not isinstance(loaded, dict) or not loaded:
+        raise HallubenchError(f"judge template {path}: expected a mapping of check names to templates")
+    by_check = {str(name): _template(str(name), value, path) for name, value in loaded.items()}
+    return JudgeTemplates(str(file), hashlib.sha256(data).hexdigest(), by_check)
