@@ -123,12 +123,14 @@ def build_parser() -> argparse.ArgumentParser:
     from generators.cli import add_parsers
     from hallu_metrics.judges import DEFAULT_JUDGE
     from hallu_metrics.registry import TASKS
+    from hallubench.judge_templates_cli import add_parser as add_judge_templates_parser
     from hallubench.knowledge_cli import add_parser as add_knowledge_parser
 
     parser = argparse.ArgumentParser(prog="hallubench", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     add_parsers(sub)
     add_knowledge_parser(sub)
+    add_judge_templates_parser(sub)
     sub.add_parser("tasks-path", help="print the folder to pass to lm_eval --include_path").set_defaults(
         handler=_tasks_path
     )

@@ -203,3 +203,20 @@ def _instance(schema: dict):
     if kind == "integer":
         return schema.get("maximum", 1)
     return "Marie Curie was born in Warsaw."
+
+
+def test_judge_templates_command_exports_a_builtin_prompt_that_reproduces_it(tmp_path, capsys):
+    """`hallubench judge-templates --check correctness` writes a file that, used as template=PATH, sends exactly
+    the built-in prompt; the listing names every check with its fields."""
+    from hallu_metrics.judges.templates import load_templates
+    from hallu_metrics.precisewikiqa import CORRECTNESS
+    from hallubench.cli import main
+
+    assert main(["judge-templates"]) == 0
+    listing = capsys.readouterr().out
+    assert "correctness | hallu_metrics.precisewikiqa | {question}, {gold}, {response}" in listing
+    assert main(["judge-templates", "--check", "correctness"]) == 0
+    path = write(tmp_path, capsys.readouterr().out)
+    item = {"question": "Who wrote {this}?", "gold": "Ann", "response": "Bob, I think"}
+    assert load_templates(str(path)).messages("correctness", item) == CORRECTNESS.messages(item)
+    assert main(["judge-templates", "--check", "nope"]) == 2

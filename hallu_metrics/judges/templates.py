@@ -31,6 +31,18 @@ def placeholders(text: str) -> set[str]:
     return {m.group(1) for m in _PLACEHOLDER.finditer(text) if m.group(1)}
 
 
+def _as_text(value: Any) -> str:
+    """A field as inserted text: lists one element per line (mappings such as evidence passages as
+    ``key: value`` lines, elements separated by a blank line), anything else as ``str``."""
+    if isinstance(value, (list, tuple)):
+        if any(isinstance(element, Mapping) for element in value):
+            return "\n\n".join(_as_text(element) for element in value)
+        return "\n".join(map(str, value))
+    if isinstance(value, Mapping):
+        return "\n".join(f"{key}: {element}" for key, element in value.items())
+    return str(value)
+
+
 def _insert(text: str, item: Mapping[str, Any], where: str) -> str:
     def value(match: re.Match) -> str:
         token = match.group(0)
@@ -40,8 +52,7 @@ def _insert(text: str, item: Mapping[str, Any], where: str) -> str:
         if name not in item:
             raise HallubenchError(f"{where} inserts {{{name}}}, which this check does not give (it gives: "
                                   f"{', '.join(sorted(item))})")
-        field = item[name]
-        return "\n".join(map(str, field)) if isinstance(field, (list, tuple)) else str(field)
+        return _as_text(item[name])
 
     return _PLACEHOLDER.sub(value, text)
 
@@ -110,3 +121,41 @@ def load_templates(path: str) -> JudgeTemplates:
         raise HallubenchError(f"judge template {path}: expected a mapping of check names to templates")
     by_check = {str(name): _template(str(name), value, path) for name, value in loaded.items()}
     return JudgeTemplates(str(file), hashlib.sha256(data).hexdigest(), by_check)
+
+
+class _FieldRecorder(dict):
+    """An item whose every field reads as its own placeholder, recording which fields a prompt reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.read: list[str] = []
+
+    def __missing__(self, key: str) -> str:
+        if key not in self.read:
+            self.read.append(key)
+        return "{" + key + "}"
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key]
+
+
+def builtin_template(check: Any) -> tuple[list[str], dict[str, str]]:
+    """(fields, template) of a check's built-in prompt: the fields it reads and its conversation with each field
+    as a placeholder, literal braces doubled: a starting point for a template file. A prompt that reshapes a
+    field (e.g. formats each evidence passage) gives its fields and an empty template."""
+    item = _FieldRecorder()
+    try:
+        conversation = check.messages(item)
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError):
+        return list(item.read), {}
+    if [m["role"] for m in conversation] not in (["user"], ["system", "user"]):
+        return list(item.read), {}  # a multi-turn protocol (ANAH): a file gives its first turn only
+    fields = re.compile("|".join(re.escape("{" + name + "}") for name in item.read) or r"(?!x)x")
+
+    def escaped(text: str) -> str:
+        pieces = fields.split(text)
+        kept = fields.findall(text)
+        doubled = [piece.replace("{", "{{").replace("}", "}}") for piece in pieces]
+        return "".join(p + k for p, k in zip(doubled, kept + [""]))
+
+    return list(item.read), {message["role"]: escaped(message["content"]) for message in conversation}
