@@ -27,6 +27,7 @@ import datasets
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check, Judge
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.judges.prompts import DATA_NOTICE, data_block
@@ -194,14 +195,17 @@ def rule_hallucination(item: dict) -> str:
     return "ok" if numbers_supported and coverage >= MIN_COVERAGE else "unverifiable"
 
 
+HALLUCINATION_TAGS = ("<No Hallucination>", "<Contradictory>", "<Unverifiable>")  # turn 3 answers
 FACTS = Check(name="anah_facts", messages=lambda item: _conversation(item, 1), parse=parse_facts,
-              reminder="Reply with exactly <Facts Present> or <No Facts>.", rule=rule_facts, max_tokens=16)
+              reminder="Reply with exactly <Facts Present> or <No Facts>.", rule=rule_facts, max_tokens=16,
+              structured=structured.label("answer", ("<Facts Present>", "<No Facts>"), as_text=str))
 REFERENCE = Check(name="anah_reference", messages=lambda item: _conversation(item, 2), parse=parse_reference,
                   reminder=f"List the relevant reference information separated by <SEP>, or reply {NO_REFERENCE}.",
-                  rule=rule_reference, max_tokens=512)
+                  rule=rule_reference, max_tokens=512, structured=structured.text_field("reference"))
 HALLUCINATION = Check(name="anah_hallucination", messages=lambda item: _conversation(item, 3),
                       parse=parse_hallucination, reminder="Reply with exactly one of <No Hallucination>, "
-                      "<Contradictory> or <Unverifiable>.", rule=rule_hallucination, max_tokens=16)
+                      "<Contradictory> or <Unverifiable>.", rule=rule_hallucination, max_tokens=16,
+                      structured=structured.label("answer", HALLUCINATION_TAGS, as_text=str))
 
 
 # ---------------------------------------------------------------- judging

@@ -12,6 +12,7 @@ from typing import Any
 import datasets
 
 from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.judges.parsing import parse_json_bool
@@ -56,6 +57,7 @@ DOES_BELIEVE = Check(
     messages=_messages,
     parse=lambda text: parse_json_bool(text, "does_believe"),
     reminder='Answer with exactly {"does_believe": true} or {"does_believe": false}.',
+    structured=structured.boolean("does_believe"),
     rule=lambda item: believes_by_rule(item["response"], item["name"]),
     max_tokens=32,
 )

@@ -8,6 +8,7 @@ from typing import Any
 import datasets
 
 from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.judges.parsing import parse_json_bool, parse_label
@@ -98,6 +99,7 @@ ABSTENTION = Check(
     messages=_abstention_messages,
     parse=lambda text: parse_json_bool(text, "is_abstaining"),
     reminder='Answer with exactly {"is_abstaining": true} or {"is_abstaining": false}.',
+    structured=structured.boolean("is_abstaining"),
     rule=lambda item: is_abstention_precisewikiqa(item["response"]),
     max_tokens=32,
 )
@@ -108,6 +110,7 @@ CORRECTNESS = Check(
     parse=lambda text: parse_label(text, CORRECTNESS_LABELS),
     reminder='Answer with exactly one of {"verdict": "CORRECT"}, {"verdict": "INCORRECT"}, {"verdict": '
         '"UNVERIFIABLE"}.',
+    structured=structured.label("verdict", CORRECTNESS_LABELS),
     rule=lambda item: "CORRECT" if matches_gold(item["response"], item["gold"]) else "INCORRECT",
     max_tokens=32,
 )

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hallu_metrics.contract import Metric
+from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.judges.prompts import DATA_NOTICE, data_block
@@ -78,6 +79,7 @@ GRADE = Check(
     parse=parse_grade,
     reminder="Reply with exactly one letter: A (CORRECT), B (INCORRECT) or C (NOT_ATTEMPTED).",
     rule=rule_grade,
+    structured=structured.label("grade", ("A", "B", "C"), as_text=str),
     max_tokens=16,
 )
 

@@ -13,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from hallu_metrics.faithfulness.baseline import baseline_rule
+from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.parsing import parse_score
 from hallu_metrics.judges.prompts import DATA_NOTICE, data_block
@@ -72,6 +73,8 @@ def rubric_check(rubric: str, reasoning: bool = True) -> Check:
         parse=parse_rubric_score,
         reminder=f"Answer again in the required format. {_OUTPUT[reasoning]}",
         max_tokens=REASONING_TOKENS if reasoning else SCORE_ONLY_TOKENS,
+        structured=structured.reasoned_integer("score", LOW, HIGH) if reasoning else structured.integer(
+            "score", LOW, HIGH),
     )
 
 

@@ -74,3 +74,11 @@ def text_list(key: str, empty_text: str) -> StructuredOutput:
 def text_field(key: str) -> StructuredOutput:
     """``{"key": text}`` whose text is what the reader reads (e.g. reference points separated by markers)."""
     return StructuredOutput(_object(key, key, {"type": "string"}), lambda value: str(value[key]))
+
+
+def reasoned_integer(key: str, low: int, high: int) -> StructuredOutput:
+    """``{"reasoning": text, "key": n}``, reasoning first (the rubric judge explains before it scores)."""
+    schema = _object(key, "reasoning", {"type": "string"})
+    schema["properties"][key] = {"type": "integer", "minimum": low, "maximum": high}
+    schema["required"] = ["reasoning", key]
+    return StructuredOutput(schema)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.prompts import DATA_NOTICE, data_block
 
@@ -110,5 +111,6 @@ ATOMIC_FACTS = Check(
     parse=parse_facts,
     reminder=f"List the facts one per line, each line starting with '- ', or write {NO_FACTS}.",
     rule=lambda item: split_clauses(item["sentence"]),
+    structured=structured.text_list("facts", NO_FACTS),
     max_tokens=256,
 )

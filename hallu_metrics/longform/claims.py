@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.prompts import DATA_NOTICE, data_block
 
@@ -133,6 +134,7 @@ CLAIM_EXTRACTION = Check(
     parse=parse_claims,
     reminder=f'List the claims of the marked sentence, one per line starting with "- ", or reply exactly {NO_CLAIMS}',
     rule=sentence_claim,
+    structured=structured.text_list("claims", NO_CLAIMS),
     max_tokens=512,
 )
 

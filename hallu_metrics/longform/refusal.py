@@ -9,6 +9,7 @@ answer may mention a gap in its knowledge further on and still answer.
 
 from __future__ import annotations
 
+from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.parsing import parse_json_bool
 from hallu_metrics.judges.prompts import few_shot_judgement
@@ -63,6 +64,7 @@ REFUSAL = Check(
     messages=_messages,
     parse=lambda text: parse_json_bool(text, "is_knowledgeable"),
     reminder='Answer with exactly {"is_knowledgeable": true} or {"is_knowledgeable": false}.',
+    structured=structured.boolean("is_knowledgeable"),
     rule=lambda item: knowledgeable_by_rule(item["response"]),
     max_tokens=32,
 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.parsing import parse_json_bool
 from hallu_metrics.judges.prompts import DATA_NOTICE, data_block
@@ -78,6 +79,7 @@ VERIFICATION = Check(
     messages=_messages,
     parse=lambda text: parse_json_bool(text, "is_supported"),
     reminder='Answer with exactly {"is_supported": true} or {"is_supported": false}.',
+    structured=structured.boolean("is_supported"),
     rule=lambda item: supported_by_overlap(item["claim"], [p["text"] for p in item["passages"]]),
     max_tokens=32,
 )
