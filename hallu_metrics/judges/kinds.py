@@ -161,6 +161,33 @@ def public_spec(spec: str) -> str:
     return parse_spec(spec.strip(), (kind,)).public()
 
 
+def check_judge_spec(spec: str, reach_timeout: float | None = None) -> None:
+    """Validate a whole judge spec without building its judge (no model loads, no call): kind, keys, values and
+    judge options; with ``reach_timeout``, also that an ``openai:`` judge's servers answer. Classifier specs are
+    checked for their kind and pair syntax here; their keys when the scorer loads."""
+    from hallubench.backends.hf_local import HFLocalBackend, embedded_model_args
+    from hallubench.backends.openai_http import OpenAIChatBackend
+
+    kind = judge_kind(spec)
+    if kind in ("none", "rule"):
+        return
+    if kind in SCORER_KINDS:
+        parse_spec(spec.strip(), SCORER_KINDS)
+        return
+    backend = _llm_options(spec.strip())[0]
+    if backend.kind == "openai":
+        server = OpenAIChatBackend.from_args(backend.args)
+        try:
+            if reach_timeout:
+                server.check_reachable(reach_timeout)
+        finally:
+            server.close()
+    elif backend.kind == "hf":
+        HFLocalBackend.from_args(backend.args)
+    else:
+        HFLocalBackend.from_args({**embedded_model_args(), **backend.args})
+
+
 def make_judge(spec: str, cache: CallCache | None = None, retry_unparseable: bool = False) -> Judge:
     """Build a judge from its spec string (not ``none``: callers skip judging for it).
     ``retry_unparseable`` re-asks LLM judges whose cached reply could not be read."""

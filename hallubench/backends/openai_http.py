@@ -124,6 +124,8 @@ class OpenAIChatBackend:
         remember_secret(api_key)
         self._secrets = [api_key] if api_key else []
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.api_key_env = str(api_key_env)
+        self._probe_headers = dict(headers)
         headers.update({"Content-Type": "application/json", "Accept": "application/json",
                         "User-Agent": f"hallubench/{__version__}"})
         # One kept-alive connection per concurrent call (with fewer, calls beyond them reconnect each time).
@@ -207,6 +209,22 @@ class OpenAIChatBackend:
         except PermanentError as exc:
             error = str(exc)
         return Completion(None, error=redact(error, self._secrets))
+
+    def check_reachable(self, timeout: float) -> None:
+        """Raise one clear line unless every replica answers HTTP within ``timeout`` seconds (any status but an
+        authentication refusal counts: only a dead address, or a key the server refuses, is known to fail every
+        call). Sends ``GET /models`` (OpenAI, vLLM, SGLang and llama.cpp servers list their models there)."""
+        import httpx
+
+        for base in self.breaker.urls:
+            try:
+                status = httpx.get(base + "/models", headers=self._probe_headers, timeout=timeout).status_code
+            except httpx.HTTPError as exc:
+                raise HallubenchError(f"judge endpoint {redact(base)} is unreachable ({type(exc).__name__}: "
+                                      f"{redact(str(exc))}); is the server up?") from exc
+            if status in (401, 403):
+                raise HallubenchError(f"judge endpoint {redact(base)} refused the API key (HTTP {status}); the key is "
+                                      f"read from ${self.api_key_env}")
 
     def close(self) -> None:
         """Close the kept-alive connections."""
