@@ -8,8 +8,9 @@ sentence Unverifiable without turn 3. Sentences of one answer are annotated conc
 
 The official scorer pools sentences: hallucination rate = (contradictory + unverifiable) / all sentences, sentences
 without facts included. It counts a sentence whose label cannot be read as not hallucinated; here such sentences are
-``unparseable``: ``hallucination_rate`` leaves them out (and reports their share), ``hallucination_rate_official``
-keeps the official reading. Both sentence-pooled rates are ``extra_summary`` numbers (``hallubench score``); the
+``unparseable``: ``hallucination_rate`` leaves them out (and reports their share). ``hallucination_rate_official``
+replays the official eval.py on the same judge's replies (its flow, its reading of each reply, its aggregation;
+:func:`official_replay`). Both sentence-pooled rates are ``extra_summary`` numbers (``hallubench score``); the
 per-sample metrics, which lm-eval also reports, are the same rates per response (``response_*``).
 """
 
@@ -20,6 +21,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -54,13 +56,19 @@ ANSWER_PROMPTS = {
 # ---------------------------------------------------------------- sentences
 
 _ZH_SENTENCE = re.compile(r"(?<=[。！？；])|\n+")
+_COLON_BREAK = re.compile(r"([:：])\s+")  # a colon and the white space after it, line breaks included
 
 
 def split_answer(text: str, language: str) -> list[str]:
-    """The annotated units, split as the official scorer splits: Chinese after 。！？； and at line breaks; English
-    at line breaks, after ';' and at sentence ends (segtok, which knows abbreviations such as "Dr." and "U.S.")."""
+    """The annotated units, split as the official scorer splits. First, as the official splitter does, a colon's
+    following white space (line breaks included) is squeezed (English: to one space; Chinese: removed), so a line
+    ending in ":" ("Here are the key facts:") joins the next line instead of becoming a sentence of its own. Then
+    Chinese splits after 。！？； and at line breaks; English at line breaks, after ';' and at sentence ends (segtok,
+    which knows abbreviations such as "Dr." and "U.S.")."""
     if language == "zh":
+        text = _COLON_BREAK.sub(r"\1", text)
         return [s.strip() for s in _ZH_SENTENCE.split(text) if s and s.strip()]
+    text = _COLON_BREAK.sub(r"\1 ", text)
     return [s for line in re.split(r"\n+", text) for piece in re.split(r"(?<=;)\s+", line)
             for s in split_sentences(piece)]
 
@@ -116,34 +124,104 @@ def _conversation(item: dict, steps: int) -> list[dict[str, str]]:
     return messages
 
 
-def _one_label(text: str, forms: Mapping[str, Any]) -> Any:
-    """The value of the one label form found in ``text`` (any case, with or without <>; not inside a longer
-    word); none or several different labels -> None."""
-    alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
-    found = {forms[m.group(1).lower()] for m in re.finditer(rf"(?<![A-Za-z])({alternatives})(?![A-Za-z])", text,
-                                                             re.IGNORECASE)}
-    return found.pop() if len(found) == 1 else None
+# ---- readers: the replies as chat models write them (tags with markdown, spaces, other case or no <>, reasons
+# around the tag, a final "Answer:" line, <think> blocks); an unreadable reply reads as None, never as a guess.
+
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_ANSWER_MARK = re.compile(r"(?:\b(?:final\s+)?(?:answer|label|verdict|judge?ment|classification|output)|答案|结论|"
+                          r"标签)\W{0,3}?[:：]", re.IGNORECASE)
+_SEPARATOR = r"[\s_-]*"  # between the words of a label: "No Hallucination", "NoHallucination", "no_hallucination"
+_REFUSAL = re.compile(r"^\W*(?:I(?:'m| am) sorry|sorry\b|I apologi[sz]e|I (?:cannot|can't|can not|won't|am unable|"
+                      r"'m unable|am not able)\b|as an AI\b|抱歉|对不起|我无法|我不能)", re.IGNORECASE)
+LabelForm = tuple[re.Pattern[str], re.Pattern[str], Any]  # (tagged pattern, bare pattern, value)
 
 
-_FACT_FORMS = {"facts present": True, "no facts": False, "有事实": True, "无事实": False}
-_HALLUCINATION_FORMS = {"no hallucination": "ok", "contradictory": "contradictory", "unverifiable": "unverifiable",
-                        "无幻觉": "ok", "矛盾": "contradictory", "无法验证": "unverifiable"}
+def _forms(table: Sequence[tuple[str, Any, tuple[str, ...]]]) -> list[LabelForm]:
+    """Per label form (words, value, negations that must not precede it when it stands alone): the tagged form
+    ``<Form>`` / ``[Form]`` and the bare form (not inside a longer word, not right after a negation)."""
+    compiled = []
+    for words, value, negations in table:
+        core = _SEPARATOR.join(re.escape(w) for w in words.split())
+        guard = r"(?<![A-Za-z])" + "".join(f"(?<!{re.escape(n)})" for n in negations)
+        compiled.append((re.compile(rf"[<\[]\s*{core}\s*[>\]]", re.IGNORECASE),
+                         re.compile(rf"{guard}{core}(?![A-Za-z])", re.IGNORECASE), value))
+    return compiled
+
+
+_FACT_FORMS = _forms([("facts present", True, ()), ("no facts", False, ()), ("有事实", True, ("没",)),
+                      ("无事实", False, ()), ("没有事实", False, ())])
+_HALLUCINATION_FORMS = _forms([("no hallucination", "ok", ()), ("contradictory", "contradictory", ("not ",)),
+                               ("unverifiable", "unverifiable", ("not ",)), ("无幻觉", "ok", ()),
+                               ("矛盾", "contradictory", ("不", "无", "没有")), ("无法验证", "unverifiable", ())])
+
+
+def answer_text(reply: str) -> str | None:
+    """The part of a judge reply that holds the answer: without ``<think>...</think>`` blocks; None for a reply
+    cut while thinking (an unclosed ``<think>``)."""
+    text = _THINK.sub(" ", reply)
+    return None if re.search(r"<think>", text, re.IGNORECASE) else text
+
+
+def _values(text: str, forms: list[LabelForm], tagged: bool) -> set[Any]:
+    return {value for tag, bare, value in forms if (tag if tagged else bare).search(text)}
+
+
+def _one_label(reply: str, forms: list[LabelForm]) -> Any:
+    """The one label a reply gives, or None. Read in order, the first that names labels decides: the first line
+    after the last answer marker ("Final answer:", "**Label:**", ...); the tags (``<...>`` or ``[...]``); the label
+    words standing alone. Two different labels at that level (an echoed list of options, an undecided reply) read
+    as None."""
+    text = answer_text(reply)
+    if text is None:
+        return None
+    marks = list(_ANSWER_MARK.finditer(text))
+    levels = []
+    if marks:
+        after = text[marks[-1].end():].strip(" *_`\t\n")
+        levels.append(after.splitlines()[0] if after else "")
+    levels.append(text)
+    for level in levels:
+        for tagged in (True, False):
+            found = _values(level, forms, tagged)
+            if found:
+                return found.pop() if len(found) == 1 else None
+    return None
 
 
 def parse_facts(text: str) -> bool | None:
+    """Turn 1: True for Facts Present, False for No Facts (also 有事实 / 无事实), None when unreadable."""
     return _one_label(text, _FACT_FORMS)
 
 
+_NOTHING_FOUND = re.compile(r"^\W*(?:none|n/?a|nothing(?: relevant)?(?: found)?|no relevant (?:reference )?"
+                            r"information(?: (?:was )?found)?(?: in the (?:reference )?document)?|无相关信息|无)\W*$",
+                            re.IGNORECASE)
+# Separators and echoed placeholders ("<SEP>", "[relevant information]", "<information 1>"): a reply of nothing else
+# extracted nothing.
+_PLACEHOLDER = re.compile(r"<\s*SEP\s*>|[\[<(]\s*(?:(?:relevant|reference)\s+)?(?:information|points?|info)"
+                          r"(?:\s*\d+)?\s*[\]>)]", re.IGNORECASE)
+
+
 def parse_reference(text: str) -> str | None:
-    """The extracted reference information, :data:`NO_REFERENCE` when the reply says there is none (as the
-    official code reads it: anywhere in the reply, spaces and case ignored), None for an empty reply."""
-    squeezed = re.sub(r"\s+", "", text).lower()
+    """Turn 2: the extracted reference information (stripped, <think> blocks removed); :data:`NO_REFERENCE` when
+    the reply says there is none: "No Reference Information" anywhere (spaces, case, ``_`` / ``-`` ignored, as the
+    official code reads it, or 无参考信息), or a whole reply such as "None" / "No relevant information found.";
+    None for an empty reply, a refusal, a bare placeholder ("<SEP>") or one cut while thinking."""
+    body = answer_text(text)
+    if body is None:
+        return None
+    squeezed = re.sub(r"[\s_-]+", "", body).lower()
     if "noreferenceinformation" in squeezed or "无参考信息" in squeezed:
         return NO_REFERENCE
-    return text.strip() or None
+    body = body.strip()
+    if not re.search(r"\w", _PLACEHOLDER.sub(" ", body)) or _REFUSAL.match(body):
+        return None
+    return NO_REFERENCE if _NOTHING_FOUND.match(body) else body
 
 
 def parse_hallucination(text: str) -> str | None:
+    """Turn 3: "ok" (No Hallucination), "contradictory" or "unverifiable" (also 无幻觉 / 矛盾 / 无法验证), None
+    when unreadable."""
     return _one_label(text, _HALLUCINATION_FORMS)
 
 
@@ -208,9 +286,110 @@ HALLUCINATION = Check(name="anah_hallucination", messages=lambda item: _conversa
                       structured=structured.label("answer", HALLUCINATION_TAGS, as_text=str))
 
 
+# ---------------------------------------------------------------- the official eval.py, replayed
+
+# What open-compass/ANAH eval/anah_v2/eval.py (process_question, evaluate_output) does with the annotator's replies:
+# turn 1: only a reply that is exactly "<No Facts>" (or "<无事实>") ends the chain as nofact, anything else means facts
+# present; turn 2: "noreferenceinformation" / "无参考信息" in the reply stripped, lower-cased and without spaces (only
+# " ", not other white space) ends it as unverifiable, anything else is the reference; turn 3: the same squeezing,
+# then the first of "nohallucination"/"无幻觉" (ok), "contradictory"/"矛盾", "unverifiable"/"无法验证" found, tried in
+# that fixed order (not by position in the reply), else None; the score counts every sentence, None included, in
+# the total and only contradictory + unverifiable as hallucinated. It reads the first reply of each turn (no
+# reminder turn) and keeps asking where this project's readers stop (e.g. after "No Facts." or an unreadable turn 1).
+OFFICIAL_LABELS = ("ok", "nofact", "contradictory", "unverifiable", "unreadable")  # unreadable: eval.py's None
+_OFFICIAL_NO_FACTS = ("<No Facts>", "<无事实>")
+_OFFICIAL_ORDER = (("nohallucination", "ok"), ("无幻觉", "ok"), ("contradictory", "contradictory"),
+                   ("矛盾", "contradictory"), ("unverifiable", "unverifiable"), ("无法验证", "unverifiable"))
+
+
+def _official_squeeze(reply: str) -> str:
+    return reply.strip().replace(" ", "").lower()
+
+
+def official_facts(reply: str) -> bool:
+    """eval.py turn 1: facts present unless the reply is exactly the no-facts tag."""
+    return reply not in _OFFICIAL_NO_FACTS
+
+
+def official_no_reference(reply: str) -> bool:
+    """eval.py turn 2: the reply says there is no reference information."""
+    squeezed = _official_squeeze(reply)
+    return "noreferenceinformation" in squeezed or "无参考信息" in squeezed
+
+
+def official_hallucination(reply: str) -> str | None:
+    """eval.py turn 3: the first label of the fixed order found in the squeezed reply; None if none is."""
+    squeezed = _official_squeeze(reply)
+    return next((label for form, label in _OFFICIAL_ORDER if form in squeezed), None)
+
+
+def official_label(replies: Sequence[str]) -> str:
+    """eval.py's label of one sentence from the first reply of each turn it asks (1 to 3 replies, as many as its
+    flow needs; one too few is a ValueError); its None is "unreadable"."""
+    if not official_facts(replies[0]):
+        return "nofact"
+    if len(replies) < 2:
+        raise ValueError("the official flow asks turn 2 after this turn-1 reply")
+    if official_no_reference(replies[1]):
+        return "unverifiable"
+    if len(replies) < 3:
+        raise ValueError("the official flow asks turn 3 after this turn-2 reply")
+    return official_hallucination(replies[2]) or "unreadable"
+
+
+def _verbatim(text: str) -> str:
+    return text
+
+
+def _tag(rule: Any, tags: Mapping[Any, str]) -> Any:
+    return lambda item: tags[rule(item)]
+
+
+# The same three turns (same names, prompts, schemas and token limits, so the same cached requests) read verbatim:
+# the judge's first reply of each turn, never re-asked, for the official replay.
+FACTS_REPLY = replace(FACTS, parse=_verbatim, rule=_tag(rule_facts, {True: "<Facts Present>", False: "<No Facts>"}))
+REFERENCE_REPLY = replace(REFERENCE, parse=_verbatim)
+HALLUCINATION_REPLY = replace(HALLUCINATION, parse=_verbatim, rule=_tag(rule_hallucination, {
+    "ok": "<No Hallucination>", "contradictory": "<Contradictory>", "unverifiable": "<Unverifiable>"}))
+
+
+async def official_replay(judge: Judge, item: dict) -> dict[str, Any]:
+    """eval.py's flow and reading on the judge's first reply to each turn of this project's prompts. Requests the
+    project's chain already made come from the call cache; the replay asks further turns only where eval.py goes on
+    and the project's chain stopped. Returns the official label and the replies read (a failed call: label None and
+    the failed verdict)."""
+    replies: list[str] = []
+    steps = (FACTS_REPLY, REFERENCE_REPLY, HALLUCINATION_REPLY)
+    for step, check in enumerate(steps):
+        verdict = await judge.ask(check, item)
+        if not verdict.ok:
+            return {"label": None, "replies": replies, "failed": verdict.to_dict()}
+        replies.append(verdict.label)
+        try:
+            return {"label": official_label(replies), "replies": replies}
+        except ValueError:
+            pass
+        if step == 0:
+            item = {**item, "facts_reply": verdict.raw}
+        else:  # turn 3 gets the points as the project's chain passes them, so its request is the chain's own
+            points = parse_reference(verdict.label)
+            item = {**item, "reference_reply": verdict.raw,
+                    "reference": points if points not in (None, NO_REFERENCE) else verdict.label.strip()}
+    raise AssertionError("unreachable: the official flow ends by turn 3")
+
+
 # ---------------------------------------------------------------- judging
 
 async def annotate_sentence(judge: Judge, item: dict) -> dict[str, Any]:
+    """The project's chain (:func:`annotate_chain`), then the official replay (:func:`official_replay`) under
+    ``official``, unless a judge call of the chain failed (the sentence is re-judged on a re-run)."""
+    record = await annotate_chain(judge, item)
+    failed = any((record[turn] or {}).get("status") == "failed" for turn in ("facts", "reference", "hallucination"))
+    record["official"] = {"label": None, "replies": []} if failed else await official_replay(judge, item)
+    return record
+
+
+async def annotate_chain(judge: Judge, item: dict) -> dict[str, Any]:
     """Turns 1-3 for one sentence, each turn carrying the judge's earlier replies; stops at "no facts" or "no
     reference information". An unreadable or failed turn makes the sentence ``unparseable``."""
     record: dict[str, Any] = {"sentence": item["sentence"], "facts": None, "reference": None, "hallucination": None}
@@ -244,8 +423,11 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
     sentences = await asyncio.gather(*(annotate_sentence(judge, {**base, "sentence": s})
                                        for s in split_answer(response, doc["language"])))
     labels = [s["label"] for s in sentences]
+    official = [s["official"]["label"] or "unreadable" for s in sentences]
     return {"response": response, "language": doc["language"], "sentences": list(sentences),
-            "counts": {label: labels.count(label) for label in SENTENCE_LABELS}, "outcome": response_outcome(labels)}
+            "counts": {label: labels.count(label) for label in SENTENCE_LABELS},
+            "official_counts": {label: official.count(label) for label in OFFICIAL_LABELS},
+            "outcome": response_outcome(labels)}
 
 
 # ---------------------------------------------------------------- metrics
@@ -254,15 +436,31 @@ def _ratio(numerator: int, denominator: int) -> float | None:
     return numerator / denominator if denominator else None
 
 
+def official_counts(record: dict[str, Any]) -> dict[str, int]:
+    """The official replay's label counts of a response; for a record without them (sentence labels given to the
+    evaluate module, records judged before the replay existed) eval.py's aggregation of the project's labels, an
+    unparseable sentence as its None."""
+    if "official_counts" in record:
+        return record["official_counts"]
+    counts = record["counts"]
+    return {**{label: counts.get(label, 0) for label in OFFICIAL_LABELS[:-1]}, "unreadable": counts["unparseable"]}
+
+
+def _official_hallucinated(counts: Mapping[str, int]) -> tuple[int, int]:
+    """(hallucinated, all sentences) as eval.py counts them: unreadable sentences in the total."""
+    return sum(counts[label] for label in HALLUCINATED), sum(counts.values())
+
+
 def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str, float | None]:
-    """Per response: the share of its sentences hallucinated (fixed: unparseable sentences left out; official:
-    unparseable as not hallucinated), unparseable, and whether the answer has no sentence at all."""
+    """Per response: the share of its sentences hallucinated (fixed: unparseable sentences left out; official: the
+    replay of eval.py, its unreadable sentences counted as not hallucinated), unparseable, and whether the answer has
+    no sentence at all."""
     counts = record["counts"]
     total = sum(counts.values())
     hallucinated = sum(counts[label] for label in HALLUCINATED)
     return {
         "response_hallucination_rate": _ratio(hallucinated, total - counts["unparseable"]),
-        "response_hallucination_rate_official": _ratio(hallucinated, total),
+        "response_hallucination_rate_official": _ratio(*_official_hallucinated(official_counts(record))),
         "judge_unparseable_rate": _ratio(counts["unparseable"], total),
         "empty_response_rate": float(total == 0),
     }
@@ -288,7 +486,11 @@ def _pooled(records: Sequence[dict]) -> dict[str, Any]:
     hallucinated = [sum(c[label] for label in HALLUCINATED) for c in counts]
     totals = [sum(c.values()) for c in counts]
     fixed = pooled_rate([(h, t - c["unparseable"]) for h, t, c in zip(hallucinated, totals, counts)])
-    official = pooled_rate(list(zip(hallucinated, totals)))
+    official_by_response = [official_counts(r) for r in records]
+    official = pooled_rate([_official_hallucinated(c) for c in official_by_response])
+    official_summed = Counter()
+    for c in official_by_response:
+        official_summed.update(c)
     unparseable = pooled_rate([(c["unparseable"], t) for c, t in zip(counts, totals)])
     summed = Counter()
     for c in counts:
@@ -299,13 +501,14 @@ def _pooled(records: Sequence[dict]) -> dict[str, Any]:
         "stderr": {"hallucination_rate": fixed[1], "hallucination_rate_official": official[1],
                    "judge_unparseable_rate": unparseable[1]},
         "sentences": sum(totals), "label_counts": {label: summed[label] for label in SENTENCE_LABELS},
+        "official_label_counts": {label: official_summed[label] for label in OFFICIAL_LABELS},
     }
 
 
 def sentence_summary(records: Sequence[dict], docs: Sequence[dict]) -> dict[str, Any]:
     """The official aggregation, sentences pooled over responses: ``hallucination_rate`` (unparseable sentences
-    left out), ``hallucination_rate_official`` (unparseable counted as not hallucinated), and under
-    ``sentence_level`` their stderr, label counts and the same numbers per language."""
+    left out), ``hallucination_rate_official`` (the official eval.py replayed), and under ``sentence_level`` their
+    stderr, label counts (the project's and the replay's) and the same numbers per language."""
     pooled = _pooled(records)
     languages = sorted({d["language"] for d in docs})
     pooled["by_language"] = {lang: _pooled([r for r, d in zip(records, docs) if d["language"] == lang])
@@ -363,8 +566,9 @@ BENCHMARK = Benchmark(
     metrics=(
         Metric("response_hallucination_rate", "rate", False, "per answer: contradictory or unverifiable sentences "
                "/ judged sentences (no-fact sentences included); mean over answers", conditional=True),
-        Metric("response_hallucination_rate_official", "rate", False, "the same with unparseable sentences counted "
-               "as not hallucinated (official reading)", conditional=True),
+        Metric("response_hallucination_rate_official", "rate", False, "per answer: the official eval.py replayed on "
+               "the judge's replies (its flow and reading of each first reply): contradictory or unverifiable / all "
+               "sentences, its unreadable ones included", conditional=True),
         Metric("judge_unparseable_rate", "rate", False, "per answer: sentences without a usable label / sentences",
                conditional=True),
         Metric("empty_response_rate", "rate", False, "answers without any sentence / N"),

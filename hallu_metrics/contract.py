@@ -9,12 +9,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import datasets
 
-from hallu_metrics.stats import Value, breakdown_rows, summarize_values
+from hallu_metrics.stats import Value, breakdown_rows, describe, summarize_values
 
 if TYPE_CHECKING:
     from hallu_metrics.judges.judge_set import JudgeSet
 
 MetricKind = Literal["rate", "score", "count"]
+# Metrics that hold a benchmark's unreadable share: items whose judge verdict could not be read or whose judge call
+# failed. Such an item counts toward no other metric (each is computed over readable verdicts only).
+UNREADABLE_METRICS = ("judge_unparseable_rate", "unscored_rate", "unparseable_rate")
 BreakdownKind = Literal["ordered", "category"]
 
 # An item's judging chain: (doc, model response, judges) -> a JSON-able record.
@@ -100,7 +103,29 @@ class Benchmark:
 
     @property
     def headline_metrics(self) -> tuple[str, ...]:
-        return self.headline or self.metric_names
+        """The printed metrics: the declared headline, always followed by the unreadable share when not in it."""
+        names = self.headline or self.metric_names
+        extra = self.unreadable_metric
+        return names if extra is None or extra in names else (*names, extra)
+
+    @property
+    def unreadable_metric(self) -> str | None:
+        """The metric holding the share of items without a readable judge verdict (unparseable reply or failed
+        call); None when no judge runs (the model's own replies are read: an unreadable reply is the model's
+        failure and each metric scores it as the paper does)."""
+        if not self.judge_roles:
+            return None
+        return next((name for name in UNREADABLE_METRICS if name in self.metric_names), None)
+
+    def unreadable_items(self, records: Sequence[dict], docs: Sequence[dict]) -> tuple[float | None, int]:
+        """(the unreadable share as ``summarize`` reports it, items with any unreadable verdict); (None, 0) when
+        the benchmark has no judge."""
+        name = self.unreadable_metric
+        if name is None:
+            return None, 0
+        values = [self.sample_metrics(r, d).get(name) for r, d in zip(records, docs)]
+        share = describe(values)[0]
+        return share, sum(1 for v in values if v)
 
     def metric(self, name: str) -> Metric:
         return next(m for m in self.metrics if m.name == name)

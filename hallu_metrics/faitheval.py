@@ -13,6 +13,7 @@ substring, as published; the unsuffixed metric matches whole words).
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections.abc import Mapping
@@ -78,6 +79,20 @@ def choice_prompt(context: str, question: str, labels: list[str], texts: list[st
 # ---------------------------------------------------------------- reading replies
 
 _PUNCTUATION = set(string.punctuation + "\u2018\u2019\u00b4`")
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+
+
+def final_text(reply: str) -> str | None:
+    """The reply without its reasoning: closed ``<think>...</think>`` blocks removed, and everything before a lone
+    ``</think>`` (the opening tag was in the prompt); None when nothing is left or a ``<think>`` block never closes
+    (the reply was cut off while reasoning)."""
+    text = _THINK.sub(" ", reply)
+    lower = text.lower()
+    if "</think>" in lower:
+        text = text[lower.rindex("</think>") + len("</think>"):]
+    elif "<think>" in lower:
+        return None
+    return text.strip() or None
 
 
 def normalize_answer(text: str) -> str:
@@ -88,54 +103,148 @@ def normalize_answer(text: str) -> str:
 
 
 def matches_official(reply: str, keywords: tuple[str, ...]) -> bool:
-    """The reference rule: any keyword as a substring of the normalised reply ("not" inside "nothing")."""
+    """The reference rule, replayed exactly: any keyword as a substring of the normalised reply ("not" inside
+    "nothing", "knot", "another"; the reference strips the reply first, which normalisation makes a no-op)."""
     normalized = normalize_answer(reply)
     return any(keyword in normalized for keyword in keywords)
 
 
+# Word forms the project's rule accepts for a published keyword (regular expressions over normalised text; a keyword
+# not listed matches only itself): inflections and the verb of a listed noun ("conflicting", "disagree"); for "not"
+# the negations the reference's substring test catches ("cannot", "nothing") and the contraction "n't", which
+# normalises to "n t" ("doesn t"); never "note", "knot", "another" or "Nottingham".
+KEYWORD_FORMS: dict[str, str] = {
+    "not": r"not|cannot|nothing|\w+n t",
+    "no answer": r"no answers?",
+    "conflict": r"conflict(?:s|ing|ed)?",
+    "disagreement": r"disagree(?:s|d|ment|ments)?",
+    "contradiction": r"contradict(?:s|ed|ion|ions)?",
+    "inconsistency": r"inconsistenc(?:y|ies)",
+}
+# Keyword phrases are matched within one clause: "No, the answer is Paris" does not hold "no answer".
+_CLAUSE = re.compile(r"[.,;:!?()\[\]{}\"\n\u201c\u201d]+")
+
+
+@functools.lru_cache(maxsize=64)
+def _keyword_pattern(keywords: tuple[str, ...]) -> re.Pattern[str]:
+    forms = "|".join(KEYWORD_FORMS.get(keyword, re.escape(keyword)) for keyword in keywords)
+    return re.compile(rf"(?<!\w)(?:{forms})(?!\w)")
+
+
 def matches_words(reply: str, keywords: tuple[str, ...]) -> bool:
-    """The fixed rule: any keyword as whole words of the normalised reply."""
-    normalized = normalize_answer(reply)
-    return any(re.search(rf"(?<!\w){re.escape(keyword)}(?!\w)", normalized) for keyword in keywords)
+    """The project's rule: a keyword, or one of its word forms (``KEYWORD_FORMS``), as whole words within one clause
+    of the normalised reply."""
+    pattern = _keyword_pattern(tuple(keywords))
+    return any(pattern.search(normalize_answer(clause)) for clause in _CLAUSE.split(reply))
 
 
-_LEADING_LETTER = r"^\W*(?:(?:the\s+)?(?:correct\s+)?(?:answer|option)\s*(?:is|:)\s*)?\(?({labels})(?:\s*[).:]|\)?\s*$)"
+def read_keyword(reply: str, task: str, strict: bool = False) -> bool | None:
+    """Whether a reply to a ``task`` ("unanswerable" / "inconsistent") item holds the task's keyword (``strict``:
+    the single keyword, else the published list) by ``matches_words``, reasoning blocks left out; None when nothing
+    readable is left (empty, punctuation only, or cut off inside a ``<think>`` block)."""
+    text = final_text(reply)
+    if text is None or not normalize_answer(text):
+        return None
+    spec = KEYWORD_TASKS[task]
+    return matches_words(text, spec.strict if strict else spec.lenient)
+
+
+# Words after which a bare "A" / "I" is still a label, not the article or the pronoun ("A because ...").
+_CONNECTIVES = "because|since|as|given|based|according|per|which|or|and|is|was|would|seems|from"
+_WORDLIKE = {"a", "i"}
+
+
+@functools.lru_cache(maxsize=64)
+def _choice_patterns(labels: tuple[str, ...]) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...],
+                                                         re.Pattern[str]]:
+    """(statement patterns, mention patterns, one-label pattern) for a question's option labels."""
+    alternatives = []
+    for label in sorted(labels, key=len, reverse=True):
+        guard = r"(?![\w'\u2019])(?!-\w)"
+        if label.lower() in _WORDLIKE:
+            guard += rf"(?![ \t]+(?!(?:{_CONNECTIVES})\b)[^\W\d_])"
+        alternatives.append(re.escape(label) + guard)
+    one = rf"(?<![\w'\u2019])(?:{'|'.join(alternatives)})"
+    item = rf"(?:(?:option|choice|letter)\s*)?[(\[]?{one}[)\]]?"
+    many = rf"{item}(?:\s*(?:/|\||,|\bor\b|\band\b)\s*{item})*"
+    flags = re.IGNORECASE | re.MULTILINE
+    statements = (
+        # the line is the label: "C", "(C)", "C)", "Option C", "Answer: C", "A/B/C/D" (an echoed placeholder)
+        rf"^[^\w\n]*(?:(?:final\s+)?(?:answer|option|choice|letter)\s*[:=\-]?\s*)?{many}[^\w\n]*$",
+        # "the answer is C", "Answer: C. Reason: ...", "correct option: (C)", JSON "answer": "C"
+        rf"\b(?:answer|option|choice|letter)s?\b[\"'\u2019]?(?:\s*[:=\-\u2013]\s*|\s+(?:is|would\s+be|should\s+be|"
+        rf"will\s+be|must\s+be)\s*:?\s*)[\"'\u201c]?{many}",
+        rf"\b(?:choose|chose|choosing|pick|picked|select|selected|go\s+with|going\s+with|opt\s+for)\s+{many}",
+        rf"{many}\s+(?:is|would\s+be|seems)\s+(?:the\s+)?(?:correct|right|best|true|supported)",
+        rf"\\boxed\{{{many}\}}",
+    )
+    mentions = (
+        rf"^[^\w\n]*[(\[]?{one}(?:[)\].:]|\s+[-\u2013\u2014])",  # "B. green", "B) green", "- C: red"
+        rf"[(\[]{one}[)\]]",  # "(B)" anywhere
+        rf"\b(?:option|choice)\s+{one}",  # "option B"
+    )
+    return (tuple(re.compile(p, flags) for p in statements), tuple(re.compile(p, flags) for p in mentions),
+            re.compile(one, re.IGNORECASE))
+
+
+def _labels_in(patterns: tuple[re.Pattern[str], ...], one: re.Pattern[str], text: str) -> set[str]:
+    return {label.lower() for pattern in patterns for match in pattern.finditer(text)
+            for label in one.findall(match.group(0))}
 
 
 def read_choice(reply: str, labels: list[str], texts: list[str]) -> str | None:
-    """The option a reply chooses: (1) a leading option label ("B", "(B)", "B.", "B) text", "Answer: B");
-    (2) otherwise the one option whose normalised text occurs, as whole words, in the normalised reply; None when
-    no option or several options are named."""
-    pattern = _LEADING_LETTER.format(labels="|".join(re.escape(label) for label in labels))
-    leading = re.match(pattern, reply.strip(), re.IGNORECASE)
-    if leading:
-        return next(label for label in labels if label.lower() == leading.group(1).lower())
-    named = [label for label, text in zip(labels, texts)
-             if normalize_answer(text) and matches_words(reply, (normalize_answer(text),))]
+    """The option a reply chooses, or None when unreadable. Reasoning blocks and markdown emphasis are ignored.
+    (1) Labels stated as the answer ("C", "**C**", "(C)", "Option C", "Answer: C", "the answer is C", "I choose C",
+    "C is correct"); else (2) labels in option position ("C. red" / "C) red" at a line start, "(C)", "option C").
+    The first of these that states any label decides; two different labels there are unreadable. (3) Only when no
+    label is stated: the one option whose normalised text the reply names as whole words. A bare capital letter
+    counts only in these positions, so "A cat ..." and "I think ..." state no label."""
+    text = final_text(reply)
+    if text is None:
+        return None
+    text = text.replace("*", "").replace("`", "").replace("__", "")
+    canonical = {label.lower(): label for label in labels}
+    statements, mentions, one = _choice_patterns(tuple(labels))
+    for patterns in (statements, mentions):
+        stated = _labels_in(patterns, one, text)
+        if stated:
+            return canonical[stated.pop()] if len(stated) == 1 else None
+    named = [label for label, option in zip(labels, texts)
+             if normalize_answer(option) and _has_phrase(text, normalize_answer(option))]
     return named[0] if len(named) == 1 else None
+
+
+def _has_phrase(text: str, phrase: str) -> bool:
+    """Whether the normalised ``phrase`` occurs as whole words in the normalised ``text``."""
+    return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", normalize_answer(text)) is not None
 
 
 # ---------------------------------------------------------------- judging and metrics
 
 def read_keyword_reply(task: KeywordTask, response: str) -> dict[str, Any]:
-    """The judged record of an unanswerable / inconsistent reply: each keyword rule's verdict."""
+    """The judged record of an unanswerable / inconsistent reply: each keyword rule's verdict (the project's rule
+    counts an unreadable reply as holding no keyword; the ``_official`` verdicts replay the reference on the raw
+    reply)."""
+    strict, lenient = read_keyword(response, task.name, strict=True), read_keyword(response, task.name)
     return {
         "response": response,
-        "strict": matches_words(response, task.strict),
+        "strict": strict is True,
         "strict_official": matches_official(response, task.strict),
-        "lenient": matches_words(response, task.lenient),
+        "lenient": lenient is True,
         "lenient_official": matches_official(response, task.lenient),
-        "outcome": "correct" if matches_words(response, task.lenient) else "wrong",
+        "outcome": "correct" if lenient is True else "wrong",
     }
 
 
 def read_choice_reply(response: str, doc: dict) -> dict[str, Any]:
-    """The judged record of a counterfactual reply: the option read, and the reference's substring verdict."""
+    """The judged record of a counterfactual reply: the option read, and whether the answer key letter occurs
+    anywhere in the raw reply (a naive substring baseline, not a replay: FaithEval publishes no counterfactual
+    scoring code)."""
     choice = read_choice(response, list(doc["choice_labels"]), list(doc["choice_texts"]))
     return {
         "response": response,
         "choice": choice,
-        "official": doc["answer_key"] in response,  # the reference: the answer key as a substring of the reply
+        "official": doc["answer_key"] in response,  # the answer key letter as a case-sensitive substring
         "outcome": "invalid" if choice is None else ("correct" if choice == doc["answer_key"] else "wrong"),
     }
 
@@ -152,7 +261,7 @@ def keyword_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str
 def choice_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str, float]:
     return {
         "accuracy": float(record["outcome"] == "correct"),
-        "accuracy_official": float(record["official"]),
+        "accuracy_key_substring": float(record["official"]),
         "invalid_rate": float(record["outcome"] == "invalid"),
     }
 
@@ -265,7 +374,8 @@ COUNTERFACTUAL = Benchmark(
     to_docs=choice_docs,
     metrics=(
         Metric("accuracy", "rate", True, "replies choosing the option the context supports / N"),
-        Metric("accuracy_official", "rate", True, "replies containing the answer key (a letter) as a substring / N"),
+        Metric("accuracy_key_substring", "rate", True,
+               "replies containing the answer key letter anywhere (a naive baseline, no published rule) / N"),
         Metric("invalid_rate", "rate", False, "replies naming no option or several / N"),
     ),
     judge_item=judge_choice,

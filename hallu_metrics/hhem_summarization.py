@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +28,12 @@ from lm_eval_tasks.settings import task_setting
 NAME = "hhem_summarization"
 THRESHOLD = 0.5  # leaderboard: a summary scored below 0.5 is hallucinated
 MIN_WORDS = 5  # leaderboard: a valid summary has at least 5 (whitespace-separated) words
-# HHEM-2.1-Open reads the whole (document, summary) pair, as its own predict() does: no sliding window; 2048
-# tokens holds every leaderboard document (T5's relative positions need no fixed length).
-DEFAULT_SCORER_SPEC = f"hhem:model={HHEM_MODEL_ID},kind=hhem-2.1,window=truncate,max_length=2048"
+# HHEM-2.1-Open reads the whole (document, summary) pair, as its own predict() does (T5's relative positions need no
+# fixed length). 4096 tokens hold every leaderboard document with its summary and the template (the longest pair
+# measured 2,330-2,592 tokens with stand-in tokenizers; 2048 cut 1-4 of them, docs/hhem_summarization.md); a longer
+# document of another data set is windowed (score = max over windows), never cut, and every record says how much of
+# its pair the scorer saw (``scorer_input``).
+DEFAULT_SCORER_SPEC = f"hhem:model={HHEM_MODEL_ID},kind=hhem-2.1,window=sliding,max_length=4096"
 LEADERBOARD_REPO = "vectara/leaderboard_results"  # Hub dataset with every model's leaderboard summaries
 LEADERBOARD_FILE = "leaderboard_summaries.csv"  # columns include source, summary, model
 LOCAL_FILES = (LEADERBOARD_FILE, "source_documents.jsonl")
@@ -76,6 +79,7 @@ def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str,
         "answer_rate": float(valid),
         "average_summary_length": float(word_count(record["response"])) if valid else None,
         "unscored_rate": float(valid and score is None),
+        "scorer_cut_rate": float(record["scorer_input"]["cut"]) if scored and record.get("scorer_input") else None,
     }
 
 
@@ -113,7 +117,23 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
     else:
         verdict = await judge.ask(RUBRIC, item)
         score = (float(verdict.label) - 1.0) / 4.0 if verdict.ok else None
-    return {**summary_record(response, score), "verdict": verdict.to_dict()}
+    return {**summary_record(response, score), "verdict": verdict.to_dict(), "scorer_input": scorer_input(judge, item)}
+
+
+def scorer_input(judge: Any, item: dict) -> dict[str, Any] | None:
+    """How much of (document, summary) a windowed classifier scorer sees: windows, tokens of each and tokens scored,
+    and ``cut`` when a token is seen by no window (see ``hallu_metrics.scorers.windows.Coverage``); None for judges
+    that read the whole pair themselves (LLM judges) or do not tell."""
+    coverage = getattr(getattr(judge, "scorer", None), "coverage", None)
+    return coverage([CONSISTENCY.pair(item)])[0].to_dict() if callable(coverage) else None
+
+
+def cut_summary(records: Sequence[dict], docs: Sequence[dict]) -> dict[str, Any]:
+    """``scorer_input``: how many scored summaries a classifier saw whole, windowed (several windows over the whole
+    document) or cut (part of the document or summary unseen)."""
+    seen = [r["scorer_input"] for r in records if r.get("score") is not None and r.get("scorer_input")]
+    return {"scorer_input": {"pairs": len(seen), "cut": sum(bool(s["cut"]) for s in seen),
+                             "windowed": sum(s["windows"] > 1 and not s["cut"] for s in seen)}}
 
 
 # ---------------------------------------------------------------- data
@@ -195,6 +215,8 @@ BENCHMARK = Benchmark(
         Metric("average_summary_length", "count", False, "words per valid summary", scale=(0.0, 1000.0),
                conditional=True),
         Metric("unscored_rate", "rate", False, "valid summaries without a score (judge none or failed) / documents"),
+        Metric("scorer_cut_rate", "rate", False, "scored summaries whose (document, summary) the classifier did not "
+               "see whole (part cut to fit its max_length) / summaries scored by a classifier", conditional=True),
     ),
     judge_item=judge_item,
     sample_metrics=sample_metrics,
@@ -203,5 +225,6 @@ BENCHMARK = Benchmark(
     evaluate_module=NAME,
     default_judge=DEFAULT_SCORER_SPEC,
     read_official=read_official,
+    extra_summary=cut_summary,
     outcomes=("consistent", "hallucinated", "invalid", "unscored"),
 )

@@ -5,7 +5,8 @@ sentences, claims are extracted from each sentence's snippet (fanned out), de-du
 checked against its top passages from the knowledge store (retrieval in the CPU lane, verification fanned
 out). Metrics (section 3.2.1): per response precision = supported / claims, recall@K = min(supported / K, 1),
 F1@K their harmonic mean; macro-averaged over responses that are neither refused nor claim-less. The false
-refusal rate and the no-claim rate are shares of all responses. Roles: ``judge`` (refusal), ``judge_claims``
+refusal rate and the no-claim rate are shares of the responses whose verdicts could all be read (an unjudged
+response counts only in ``judge_unparseable_rate``). Roles: ``judge`` (refusal), ``judge_claims``
 (extraction), ``judge_verify`` (verification); each falls back to ``judge``.
 """
 
@@ -169,18 +170,22 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
 
 def sample_metrics(record: Mapping[str, Any], doc: Mapping[str, Any] | None = None) -> dict[str, float | None]:
     """Per-response values; precision, recall@K and F1@K are None unless the response was judged with claims.
-    An unjudged response (any unreadable or failed verdict) counts only in ``judge_unparseable_rate``."""
+    An unjudged response (any unreadable or failed verdict) counts only in ``judge_unparseable_rate``: every other
+    rate is over responses with readable verdicts. ``abstain_rate_reference`` is the HalluLens reference code's
+    abstain ratio (refused or claim-less)."""
     outcome = record["outcome"]
+    judged = outcome != "unjudged"
     values: dict[str, float | None] = {"precision": None, "recall_at_k": None, "f1_at_k": None}
     if outcome == "judged":
         p = precision(record["supported"], record["n_claims"])
         r = recall_at_k(record["supported"], record["k"])
         values = {"precision": p, "recall_at_k": r, "f1_at_k": f1_at_k(p, r)}
     return {
-        "false_refusal_rate": float(outcome == "refused"),
+        "false_refusal_rate": float(outcome == "refused") if judged else None,
         **values,
-        "no_claim_rate": float(outcome == "no_claims"),
-        "judge_unparseable_rate": float(outcome == "unjudged"),
+        "no_claim_rate": float(outcome == "no_claims") if judged else None,
+        "abstain_rate_reference": float(outcome in ("refused", "no_claims")) if judged else None,
+        "judge_unparseable_rate": float(not judged),
     }
 
 
@@ -217,19 +222,23 @@ BENCHMARK = Benchmark(
         "level": datasets.Value("int32"),
     }),
     metrics=(
-        Metric("false_refusal_rate", "rate", False, "refused responses / N"),
+        Metric("false_refusal_rate", "rate", False, "refused responses / judged responses", conditional=True),
         Metric("recall_at_k", "rate", True, "mean of min(supported / K, 1) over responses with claims (K=32 default)",
                conditional=True),
         Metric("precision", "rate", True, "mean of supported / claims over responses with claims", conditional=True),
         Metric("f1_at_k", "rate", True, "mean of the harmonic mean of precision and recall@K over responses with "
                "claims", conditional=True),
-        Metric("no_claim_rate", "rate", False, "responses not refused but without any verifiable claim / N"),
+        Metric("no_claim_rate", "rate", False, "responses not refused but without any verifiable claim / judged "
+               "responses", conditional=True),
+        Metric("abstain_rate_reference", "rate", False, "the HalluLens reference code's abstain ratio: refused or "
+               "claim-less responses / judged responses (= false_refusal_rate + no_claim_rate)", conditional=True),
         Metric("judge_unparseable_rate", "rate", False, "responses with an unreadable or failed verdict / N"),
     ),
     judge_item=judge_item,
     sample_metrics=sample_metrics,
     breakdowns=(Breakdown("level", "ordered", "WikiRank level (5 = least central of the easier half, 9 = most)"),),
-    headline=("false_refusal_rate", "recall_at_k", "precision", "f1_at_k"),
+    headline=("false_refusal_rate", "recall_at_k", "precision", "f1_at_k", "abstain_rate_reference",
+              "judge_unparseable_rate"),
     generator="longwiki",
     evaluate_module="hallulens_longwiki",
     judge_roles=("judge", "judge_claims", "judge_verify"),

@@ -71,16 +71,19 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
     return {"response": response, "verdict": verdict.to_dict(), "outcome": outcome}
 
 
-def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str, float]:
-    """Per-sample values; an unjudged sample counts in N but not as believed."""
+def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str, float | None]:
+    """Per-sample values; an unjudged sample (unreadable or failed verdict) is left out of the false acceptance
+    rate (None) and counts only in ``judge_unparseable_rate``."""
+    judged = record["outcome"] != "unjudged"
     return {
-        "false_acceptance_rate": float(record["outcome"] == "believed"),
-        "judge_unparseable_rate": float(record["outcome"] == "unjudged"),
+        "false_acceptance_rate": float(record["outcome"] == "believed") if judged else None,
+        "judge_unparseable_rate": float(not judged),
     }
 
 
 _METRICS = (
-    Metric("false_acceptance_rate", "rate", False, "responses treating the non-existent entity as real / N"),
+    Metric("false_acceptance_rate", "rate", False,
+           "responses treating the non-existent entity as real / judged responses", conditional=True),
     Metric("judge_unparseable_rate", "rate", False, "samples without a usable verdict / N"),
 )
 _DOMAIN = Breakdown("domain", "category", "domain")

@@ -136,14 +136,16 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
 
 
 def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str, float | None]:
-    """Per-sample values; ``hallucination_rate`` is None when the sample does not count towards it."""
+    """Per-sample values; None where the sample does not count. An unjudged sample (an unreadable or failed
+    verdict) counts toward no rate but ``judge_unparseable_rate``: the other rates are over readable verdicts."""
     outcome = record["outcome"]
+    judged = outcome != "unjudged"
     attempted = outcome in ("correct", "hallucinated")
     return {
-        "false_refusal_rate": float(outcome == "abstained"),
+        "false_refusal_rate": float(outcome == "abstained") if judged else None,
         "hallucination_rate": float(outcome == "hallucinated") if attempted else None,
-        "correct_rate": float(outcome == "correct"),
-        "judge_unparseable_rate": float(outcome == "unjudged"),
+        "correct_rate": float(outcome == "correct") if judged else None,
+        "judge_unparseable_rate": float(not judged),
     }
 
 
@@ -162,15 +164,16 @@ BENCHMARK = Benchmark(
         }
     ),
     metrics=(
-        Metric("false_refusal_rate", "rate", False, "abstained / N"),
+        Metric("false_refusal_rate", "rate", False, "abstained / judged (samples with readable verdicts)",
+               conditional=True),
         Metric(
             "hallucination_rate",
             "rate",
             False,
-            "incorrect or unverifiable / attempted (not abstained)",
+            "incorrect or unverifiable / attempted (judged, not abstained)",
             conditional=True,
         ),
-        Metric("correct_rate", "rate", True, "correct / N"),
+        Metric("correct_rate", "rate", True, "correct / judged", conditional=True),
         Metric("judge_unparseable_rate", "rate", False, "samples without a usable verdict / N"),
     ),
     judge_item=judge_item,

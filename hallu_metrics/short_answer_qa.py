@@ -3,9 +3,13 @@ labels a reply CORRECT (A), INCORRECT (B) or NOT_ATTEMPTED (C) against the gold 
 ``simpleqa_hallu`` and ``popqa_hallu``; HalluLens re-reads the grades as hallucination rates:
 
 - ``hallucination_rate`` = incorrect / attempted (the inverse of SimpleQA's "correct given attempted");
-- ``false_refusal_rate`` = not attempted / N (for PopQA this adds the refusal measure the paper asks for);
-- ``correct_rate`` = correct / N, ``accuracy_given_attempted`` = correct / attempted, and SimpleQA's F-score
-  (harmonic mean of the two, an ``extra_summary`` since it is not a mean of per-sample values).
+- ``false_refusal_rate`` = not attempted / graded (for PopQA this adds the refusal measure the paper asks for);
+- ``correct_rate`` = correct / graded, ``accuracy_given_attempted`` = correct / attempted, and SimpleQA's F-score
+  (harmonic mean of the two, an ``extra_summary`` since it is not a mean of per-sample values);
+- ``not_attempted_rate_reference`` = (not attempted + unreadable grades) / N, simple-evals' "not attempted".
+
+"Graded" replies are those with a readable grade; an unreadable or failed grade counts only in
+``judge_unparseable_rate`` (and in the reference column).
 
 The public grader reads its reply with ``re.search("(A|B|C)")``, which finds capitals inside words ("Correct" gives
 C); :func:`parse_grade` accepts only whole-token letters or label words and calls anything else unparseable.
@@ -93,22 +97,26 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
 
 
 def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str, float | None]:
-    """Per-sample values; the two rates over attempted replies are None for the rest. Unjudged replies count in
-    N (they lower ``correct_rate``) and in ``judge_unparseable_rate`` only."""
+    """Per-sample values; the two rates over attempted replies are None for the rest. An unjudged reply (unreadable
+    or failed grade) counts toward no rate but ``judge_unparseable_rate``, except ``not_attempted_rate_reference``,
+    which counts it as not attempted as simple-evals' grader does."""
     outcome = record["outcome"]
+    judged = outcome != "unjudged"
     attempted = outcome in ("correct", "incorrect")
     return {
         "hallucination_rate": float(outcome == "incorrect") if attempted else None,
-        "false_refusal_rate": float(outcome == "not_attempted"),
-        "correct_rate": float(outcome == "correct"),
+        "false_refusal_rate": float(outcome == "not_attempted") if judged else None,
+        "correct_rate": float(outcome == "correct") if judged else None,
         "accuracy_given_attempted": float(outcome == "correct") if attempted else None,
-        "judge_unparseable_rate": float(outcome == "unjudged"),
+        "not_attempted_rate_reference": float(outcome in ("not_attempted", "unjudged")),
+        "judge_unparseable_rate": float(not judged),
     }
 
 
 def f_score(records: Sequence[dict], docs: Sequence[dict]) -> dict[str, Any]:
-    """SimpleQA's F-score: harmonic mean of correct_rate and accuracy_given_attempted (None when undefined)."""
-    outcomes = [r["outcome"] for r in records]
+    """SimpleQA's F-score: harmonic mean of correct_rate and accuracy_given_attempted, both over graded replies
+    (None when undefined)."""
+    outcomes = [r["outcome"] for r in records if r["outcome"] != "unjudged"]
     correct, attempted = outcomes.count("correct"), outcomes.count("correct") + outcomes.count("incorrect")
     overall = correct / len(outcomes) if outcomes else None
     given = correct / attempted if attempted else None
@@ -119,9 +127,12 @@ def f_score(records: Sequence[dict], docs: Sequence[dict]) -> dict[str, Any]:
 
 METRICS = (
     Metric("hallucination_rate", "rate", False, "incorrect / attempted (HalluLens 5.2)", conditional=True),
-    Metric("false_refusal_rate", "rate", False, "not attempted / N"),
-    Metric("correct_rate", "rate", True, "correct / N (SimpleQA 'overall correct')"),
+    Metric("false_refusal_rate", "rate", False, "not attempted / graded replies", conditional=True),
+    Metric("correct_rate", "rate", True, "correct / graded replies (SimpleQA 'overall correct')", conditional=True),
     Metric("accuracy_given_attempted", "rate", True, "correct / attempted (SimpleQA)", conditional=True),
+    Metric("not_attempted_rate_reference", "rate", False, "simple-evals' 'not attempted': not attempted or "
+           "unreadable grade / N (its grader reads a reply without a grade letter as C)"),
     Metric("judge_unparseable_rate", "rate", False, "replies without a usable grade / N"),
 )
-HEADLINE = ("hallucination_rate", "false_refusal_rate", "correct_rate", "judge_unparseable_rate")
+HEADLINE = ("hallucination_rate", "false_refusal_rate", "correct_rate", "not_attempted_rate_reference",
+            "judge_unparseable_rate")

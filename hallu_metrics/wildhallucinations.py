@@ -221,23 +221,25 @@ def length_penalty(n_facts: int, gamma: int = LENGTH_PENALTY_GAMMA) -> float:
 
 
 def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str, float | None]:
-    """Per-sample values (None = does not count) from the record's ``outcome``, ``abstained``, ``n_facts`` and
-    ``n_supported``. A response without facts counts as responding, is left out of WildFActScore (as FActScore
-    skips it) and scores 0 on WildFActScore-Strict (nothing in it was verified)."""
+    """Per-sample values (None = does not count) from the record's ``outcome``, ``n_facts`` and ``n_supported``.
+    A response without facts counts as responding, is left out of WildFActScore (as FActScore skips it) and scores
+    0 on WildFActScore-Strict (nothing in it was verified). An unjudged response (any unreadable or failed verdict)
+    counts only in ``judge_unparseable_rate``, whatever its other verdicts said."""
     result = record["outcome"]
-    abstained = record.get("abstained")
-    base = {"response_rate": None if abstained is None else float(not abstained),
-            "judge_unparseable_rate": float(result == "unjudged")}
     if result == "unjudged":
-        return {**base, "wildfactscore": None, "wildfactscore_strict": None, "facts_per_response": None,
+        return {"response_rate": None, "judge_unparseable_rate": 1.0, "wildfactscore": None,
+                "wildfactscore_strict": None, "facts_per_response": None, "facts_per_response_reference": None,
                 "wildfactscore_length_penalized": None}
+    abstained = result == "abstained"
     n_facts = int(record.get("n_facts") or 0)
     score = record["n_supported"] / n_facts if n_facts else None
     return {
-        **base,
+        "response_rate": float(not abstained),
+        "judge_unparseable_rate": 0.0,
         "wildfactscore": score,
         "wildfactscore_strict": float(result == "all_supported"),
         "facts_per_response": None if abstained else float(n_facts),
+        "facts_per_response_reference": float(n_facts) if not abstained and n_facts else None,
         "wildfactscore_length_penalized": None if score is None else score * length_penalty(n_facts),
     }
 
@@ -260,9 +262,11 @@ BENCHMARK = Benchmark(
         Metric("wildfactscore_strict", "rate", True,
                "1 if every fact is supported, 0 if any is not or the model abstained; mean over all responses",
                conditional=True),
-        Metric("response_rate", "rate", True, "responses that do not abstain / N", conditional=True),
+        Metric("response_rate", "rate", True, "responses that do not abstain / judged responses", conditional=True),
         Metric("facts_per_response", "count", False, "atomic facts per response that does not abstain",
                scale=(0.0, 100.0), conditional=True),
+        Metric("facts_per_response_reference", "count", False, "FActScore's '# facts': atomic facts per response "
+               "with at least one fact (not abstained)", scale=(0.0, 100.0), conditional=True),
         Metric("wildfactscore_length_penalized", "rate", True,
                f"WildFActScore x FActScore's length penalty (gamma = {LENGTH_PENALTY_GAMMA})", conditional=True),
         Metric("judge_unparseable_rate", "rate", False, "responses with an unreadable or failed verdict / N"),
@@ -275,7 +279,7 @@ BENCHMARK = Benchmark(
         Breakdown("rarity", "ordered", "rarity: perplexity order of magnitude (0 = most frequent)", of_doc=rarity_bin),
     ),
     headline=("wildfactscore", "wildfactscore_strict", "response_rate", "facts_per_response",
-              "judge_unparseable_rate"),
+              "facts_per_response_reference", "judge_unparseable_rate"),
     tasks=("wildhallucinations", "wildhallucinations_greedy"),
     generator="wildhallucinations",
     evaluate_module="wildhallucinations",

@@ -3,6 +3,7 @@ each metric is (rates in percent, scores on their own scale, counts as counts)."
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,14 +21,32 @@ def unit(metric: Metric) -> str:
     return "count"
 
 
+def _missing(value: Any) -> bool:
+    """None, NaN (lm-eval's undefined mean) or anything that is not a number (lm-eval's "N/A" stderr)."""
+    return not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value)
+
+
 def fmt(metric: Metric, value: float | None, stderr: float | None = None) -> str:
-    """A value (with ± stderr when given) in the metric's unit."""
-    if value is None:
+    """A value (with ± stderr when given) in the metric's unit; ``n/a`` when undefined (None or NaN)."""
+    if _missing(value):
         return "n/a"
     factor = 100.0 if metric.kind == "rate" else 1.0
     digits = 1 if metric.kind == "rate" else 2
     text = f"{factor * value:.{digits}f}"
-    return f"{text} ± {factor * stderr:.{digits}f}" if stderr is not None else text
+    return f"{text} ± {factor * stderr:.{digits}f}" if not _missing(stderr) else text
+
+
+def unreadable_banner(task: str, metric: str, share: float | None, items: int, n: int, failed: int,
+                      advice: str) -> str:
+    """The stderr banner announcing judge verdicts that cannot be used: unparseable replies and failed calls."""
+    bar = "!" * 78
+    failures = f"; {failed} JUDGE VERDICTS FAILED after retries" if failed else ""
+    share_text = "n/a" if share is None else f"{share:.1%}"
+    return (
+        f"\n{bar}\n[hallubench] {task}: {items} of {n} items have UNREADABLE or failed judge verdicts ({metric} "
+        f"{share_text}{failures}).\n[hallubench] They count toward no other metric: every other number is over "
+        f"readable verdicts only.\n[hallubench] {advice}\n{bar}\n"
+    )
 
 
 def _row(label: str, row: Mapping[str, Any], metrics: Sequence[Metric]) -> str:

@@ -20,6 +20,7 @@ from hallu_metrics.judges import DEFAULT_JUDGE, JudgeSet, failed_verdicts, judge
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import benchmark_for_task
 from hallubench.provenance import dataset_fingerprint
+from hallubench.report import unreadable_banner
 from lm_eval_tasks.settings import task_setting
 
 FILTER_NAME = "judged"
@@ -42,15 +43,15 @@ class JudgeFilter(Filter):
         finally:
             judges.close()
         failed = len(failed_verdicts(records))
-        if failed:
-            banner = "!" * 78
-            print(
-                f"\n{banner}\n[hallubench] {self.task}: {failed} JUDGE VERDICTS FAILED after retries and count as "
-                f"unjudged (judge_unparseable_rate).\n[hallubench] The model's responses are kept: re-judge them with "
-                f"`hallubench score --task {self.task} --samples <samples_{self.task}_*.jsonl> ...`. calls={stats}\n"
-                f"{banner}\n",
-                file=sys.stderr,
+        share, items = self.benchmark.unreadable_items(records, list(docs))
+        if failed or items:
+            advice = (
+                f"The model's responses are kept: re-judge them with `hallubench score --task {self.task} --samples "
+                f"<samples_{self.task}_*.jsonl> ...` (--retry-unparseable re-asks unreadable replies). calls={stats}"
             )
+            metric = self.benchmark.unreadable_metric or "judge_unparseable_rate"
+            print(unreadable_banner(self.task, metric, share, items, len(records), failed, advice),
+                  file=sys.stderr)
         return [json.dumps(r, ensure_ascii=False) for r in records]
 
 

@@ -1,6 +1,7 @@
-"""FaithEval (unanswerable, inconsistent, counterfactual): keyword matching strict / non-strict, official (substring)
-and fixed (whole-word) readings, the counterfactual option reader, metrics on hand-built records, loaders on tiny
-files, lm-eval YAML loading, the evaluate module, and one slow lm_eval run with SmolLM2."""
+"""FaithEval (unanswerable, inconsistent, counterfactual): keyword matching strict / non-strict, the official
+(substring) rule as an exact replay of the reference and the project's whole-word rule, the counterfactual option
+reader, metrics on hand-built records, loaders on tiny files, lm-eval YAML loading, the evaluate module, and one slow
+lm_eval run with SmolLM2."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from hallu_metrics.faitheval import (
     normalize_answer,
     read_choice,
     read_choice_reply,
+    read_keyword,
     read_keyword_reply,
 )
 from hallubench.errors import HallubenchError
@@ -64,40 +66,152 @@ def test_normalisation_follows_the_reference():
 
 
 @pytest.mark.parametrize("reply, official, fixed", [
-    ("There is nothing about this in the text.", True, False),  # the reference's bug: "not" inside "nothing"
+    ("There is nothing about this in the text.", True, True),  # an abstention: "nothing" is a form of "not"
     ("Please note the founder.", True, False),  # "not" inside "note"
     ("Not mentioned.", True, True),
     ("No information is given.", True, True),
     ("Ann", False, False),
 ])
 def test_non_strict_unanswerable_official_substring_vs_whole_words(reply, official, fixed):
-    """The published list matched as substrings (official) counts "nothing"/"note" as "not"; whole words do not."""
+    """The published list matched as substrings (official) counts "note" as "not"; the project's rule does not, and
+    reads "nothing" as the abstention it is."""
     assert matches_official(reply, UNANSWERABLE.lenient) is official
     assert matches_words(reply, UNANSWERABLE.lenient) is fixed
 
 
+# (task, reply, the project's non-strict reading, its strict reading). Real abstentions the plain whole-word rule
+# counted wrong, and the substring false positives it exists to remove.
+KEYWORD_TABLE = [
+    ("unanswerable", "Cannot be determined from the context.", True, False),
+    ("unanswerable", "I cannot answer this.", True, False),
+    ("unanswerable", "There is nothing about this in the context.", True, False),
+    ("unanswerable", "The context doesn't say.", True, False),
+    ("unanswerable", "I don\u2019t know.", True, False),
+    ("unanswerable", "It isn't mentioned in the passage.", True, False),
+    ("unanswerable", "Unknown", True, True),
+    ("unanswerable", "The answer is unknown.", True, True),
+    ("unanswerable", "No answer can be found.", True, False),
+    ("unanswerable", "There are no answers in the text.", True, False),
+    ("unanswerable", "The context is unclear about the date.", True, False),
+    ("unanswerable", "He tied a knot.", False, False),
+    ("unanswerable", "Nottingham Forest", False, False),
+    ("unanswerable", "Another player scored the goal.", False, False),
+    ("unanswerable", "Please note: it was 1900.", False, False),
+    ("unanswerable", "A notable architect, Ann Smith.", False, False),
+    ("unanswerable", "As noted in the context, the founder was Ann.", False, False),
+    ("unanswerable", "No, the answer is Ann.", False, False),  # "no" and "answer" in different clauses
+    ("unanswerable", "Ann", False, False),
+    ("inconsistent", "Conflicting information", True, True),
+    ("inconsistent", "The documents conflict.", True, True),
+    ("inconsistent", "The sources are conflicted on this.", True, True),
+    ("inconsistent", "There are contradictions between the documents.", True, False),
+    ("inconsistent", "The documents show inconsistencies.", True, False),
+    ("inconsistent", "There are two answers: 1900 and 1905.", True, False),
+    ("inconsistent", "Multiple answers are possible.", True, False),
+    ("inconsistent", "The disagreements are about the year.", True, False),
+    ("inconsistent", "The documents disagree.", True, False),
+    ("inconsistent", "The sources contradict each other.", True, False),
+    ("inconsistent", "1900", False, False),
+    ("inconsistent", "Conflictual Records Inc. built it.", False, False),
+]
+
+
+@pytest.mark.parametrize("task, reply, lenient, strict", KEYWORD_TABLE)
+def test_keyword_rule_counts_abstentions_and_not_substring_false_positives(task, reply, lenient, strict):
+    """The project's rule: a published keyword or one of its word forms ("cannot", "nothing", "n't" for "not";
+    "conflicting" for "conflict"), as whole words within one clause."""
+    assert read_keyword(reply, task) is lenient
+    assert read_keyword(reply, task, strict=True) is strict
+
+
+@pytest.mark.parametrize("reply", ["", "   \n", "...", "<think>The context does not say who founded it.",
+                                   "<think>\nI need to check the context.\n"])
+def test_keyword_rule_reads_nothing_from_empty_or_cut_off_replies(reply):
+    """Empty, punctuation-only, and cut off inside reasoning: unreadable (None), counted as no keyword."""
+    assert read_keyword(reply, "unanswerable") is None
+    record = read_keyword_reply(UNANSWERABLE, reply)
+    assert (record["lenient"], record["strict"], record["outcome"]) == (False, False, "wrong")
+
+
+def test_keyword_rule_ignores_reasoning_blocks():
+    """A keyword inside a closed <think> block is not the answer; the text after it is."""
+    assert read_keyword("<think>The context does not name him... wait, it does.</think>\nAnn", "unanswerable") is False
+    assert read_keyword("<think>Let me look.</think>\n\nUnknown.", "unanswerable", strict=True) is True
+    assert read_keyword("The passage does not say.</think>\nAnn Smith", "unanswerable") is False
+
+
+# What the reference code returns, worked out by hand from FaithEval's published evaluation (README quick start):
+# any(phrase in normalize_answer(reply.strip()) for phrase in valid_phrases), with its normalisation (lower case,
+# "_" and punctuation to spaces, articles a/an/the removed as words, whitespace collapsed). Columns: the reply,
+# then its verdict for unanswerable non-strict / strict, inconsistent non-strict / strict.
+OFFICIAL_TABLE = [
+    ("Unknown.", True, True, False, False),
+    ("UNKNOWN_value", True, True, False, False),
+    ("unknowns", True, True, False, False),
+    ("There is nothing about this in the context.", True, False, False, False),
+    ("He tied a knot.", True, False, False, False),
+    ("Nottingham Forest", True, False, False, False),
+    ("Another player scored.", True, False, False, False),
+    ("Please note the founder.", True, False, False, False),
+    ("Cannot be determined.", True, False, False, False),
+    ("The context doesn't say.", False, False, False, False),  # normalises to "context doesn t say": no "not"
+    ("I don\u2019t know", False, False, False, False),
+    ("No, the answer is Paris.", True, False, False, False),  # "no the answer" -> "no answer"
+    ("No-information", True, False, False, False),
+    ("no\ninformation", True, False, False, False),
+    ("Unclear.", True, False, False, False),
+    ("Paris", False, False, False, False),
+    ("", False, False, False, False),
+    ("<think>not sure</think> Paris", True, False, False, False),  # the reference reads the raw reply
+    ("Conflicting information", False, False, True, True),
+    ("Conflictual Records Inc.", False, False, True, True),
+    ("The documents disagree.", False, False, False, False),  # "disagree" is not "disagreement"
+    ("Two answers: 1900 and 1905.", False, False, True, False),
+    ("2 answers", False, False, True, False),
+    ("Multiple-answers", False, False, True, False),
+    ("The sources contradict each other.", False, False, False, False),  # neither "contradictory" nor "contradiction"
+]
+
+
+@pytest.mark.parametrize("reply, unanswerable, unanswerable_strict, inconsistent, inconsistent_strict",
+                         OFFICIAL_TABLE)
+def test_official_columns_replay_the_reference_rule(reply, unanswerable, unanswerable_strict, inconsistent,
+                                                    inconsistent_strict):
+    """accuracy_official / accuracy_strict_official give the reference's verdict on each reply of the table."""
+    benchmarks = {b.name: b for b in faitheval.BENCHMARKS}
+    for task, lenient, strict in ((UNANSWERABLE, unanswerable, unanswerable_strict),
+                                  (INCONSISTENT, inconsistent, inconsistent_strict)):
+        assert matches_official(reply, task.lenient) is lenient and matches_official(reply, task.strict) is strict
+        values = benchmarks[f"faitheval_{task.name}"].sample_metrics(read_keyword_reply(task, reply), {"subset": ""})
+        assert (values["accuracy_official"], values["accuracy_strict_official"]) == (float(lenient), float(strict))
+
+
 def test_strict_uses_only_the_single_keyword():
-    """Strict = "unknown" / "conflict" only; "no information" passes non-strict only; "conflicting" holds
-    "conflict" as a substring (official strict) but not as a word (fixed strict), and is in the published list."""
+    """Strict = "unknown" / "conflict" (and its word forms) only; "no information" passes non-strict only;
+    "conflicting" is a form of "conflict", so strict under both rules; "conflictual" is no form of it."""
     record = read_keyword_reply(UNANSWERABLE, "No information.")
     assert (record["lenient"], record["lenient_official"], record["strict"], record["strict_official"]) == (
         True, True, False, False)
     record = read_keyword_reply(INCONSISTENT, "The documents give conflicting dates.")
     assert (record["lenient"], record["lenient_official"], record["strict"], record["strict_official"]) == (
-        True, True, False, True)
+        True, True, True, True)
+    record = read_keyword_reply(INCONSISTENT, "Conflictual Records built it.")
+    assert (record["lenient"], record["lenient_official"], record["strict"], record["strict_official"]) == (
+        False, True, False, True)
     assert read_keyword_reply(INCONSISTENT, "Conflict.")["strict"] is True
 
 
 def test_keyword_metrics_on_hand_built_replies():
-    """Four accuracies over three replies: 'Unknown' (all rules), 'nothing stated' (official lenient only),
-    'Paris' (none); the outcome follows the fixed non-strict rule."""
+    """Four accuracies over four replies: 'Unknown' (all rules), 'nothing stated' (both non-strict rules), 'a knot'
+    (official non-strict only: "not" inside "knot"), 'Paris' (none); the outcome follows the project's non-strict
+    rule."""
     benchmark = registry.benchmark_for_task("faitheval_unanswerable")
-    replies = ["Unknown.", "Nothing is stated about it.", "Paris"]
-    result = benchmark.summarize([read_keyword_reply(UNANSWERABLE, r) for r in replies], [{"subset": "x"}] * 3)
-    assert result["accuracy"] == pytest.approx(1 / 3) and result["accuracy_official"] == pytest.approx(2 / 3)
-    assert result["accuracy_strict"] == pytest.approx(1 / 3)
-    assert result["accuracy_strict_official"] == pytest.approx(1 / 3)
-    assert result["counts"] == {"correct": 1, "wrong": 2}
+    replies = ["Unknown.", "Nothing is stated about it.", "He tied a knot.", "Paris"]
+    result = benchmark.summarize([read_keyword_reply(UNANSWERABLE, r) for r in replies], [{"subset": "x"}] * 4)
+    assert result["accuracy"] == pytest.approx(2 / 4) and result["accuracy_official"] == pytest.approx(3 / 4)
+    assert result["accuracy_strict"] == pytest.approx(1 / 4)
+    assert result["accuracy_strict_official"] == pytest.approx(1 / 4)
+    assert result["counts"] == {"correct": 2, "wrong": 2}
 
 
 @pytest.mark.parametrize("reply, chosen", [
@@ -105,21 +219,50 @@ def test_keyword_metrics_on_hand_built_replies():
     ("green", "B"), ("The sky is green according to the context.", "B"),
     ("A clear sky is green.", "B"),  # "A" is an article here, not a label; the option text decides
     ("blue or green", None), ("I cannot tell.", None),
+    # a stated label beats option text anywhere in the reply
+    ("Answer: C\nReason: blue is wrong", "C"), ("C. The context says red, not blue.", "C"),
+    # label shapes: markdown, "answer is", "option", "I choose", "is correct", parentheses, closing bracket
+    ("**C**", "C"), ("Answer: **C**", "C"), ("The answer is: C", "C"), ("Based on the context, the answer is C.", "C"),
+    ("Option C", "C"), ("I choose C", "C"), ("C is correct", "C"), ("(C)", "C"), ("C)", "C"),
+    ("The answer is A because the context says so.", "A"), ("A", "A"), ("Answer: A", "A"),
+    # two different stated labels: unreadable; a statement beats a mention in option position
+    ("B\n\nThe answer is C.", None), ("Answer: B or C", None), ("Answer: A/B/C", None),
+    ("A. blue\nB. green\nC. red\nAnswer: B", "B"), ("Answer: B. Option A (blue) is world knowledge.", "B"),
+    # "A" and "I" as words, echoed placeholders, reasoning, refusals
+    ("A cat is red", "C"), ("I think it is green", "B"), ("The answer is a bird.", None),
+    ("Answer: <letter>", None), ("<think>A is blue, B is green.</think>\nC", "C"), ("<think>Option A is", None),
+    ("I'm sorry, I can't help with that.", None), ("", None),
 ])
 def test_counterfactual_option_reader(reply, chosen):
-    """A leading label (with ')', '.', ':' or alone) wins; otherwise exactly one option text named as whole words."""
+    """Labels stated as the answer decide; else labels in option position; else exactly one option text named as
+    whole words. Two different labels at the deciding level are unreadable."""
     assert read_choice(reply, ["A", "B", "C"], ["blue", "green", "red"]) == chosen
 
 
 def test_counterfactual_metrics_and_the_official_substring_reading():
-    """accuracy compares the option read with the answer key; the reference counts any reply containing the key
-    letter (here 'B' inside 'Blue'), and invalid_rate counts replies naming no option."""
+    """accuracy compares the option read with the answer key; accuracy_key_substring counts any reply containing the
+    key letter (here 'B' inside 'Blue'), and invalid_rate counts replies naming no option."""
     doc = {"answer_key": "B", "choice_labels": ["A", "B"], "choice_texts": ["blue", "green"]}
     records = [read_choice_reply(r, doc) for r in ("B", "Blue, as always.", "Neither")]
     result = COUNTERFACTUAL.summarize(records, [doc] * 3)
     assert [r["outcome"] for r in records] == ["correct", "wrong", "invalid"]
-    assert result["accuracy"] == pytest.approx(1 / 3) and result["accuracy_official"] == pytest.approx(2 / 3)
+    assert result["accuracy"] == pytest.approx(1 / 3) and result["accuracy_key_substring"] == pytest.approx(2 / 3)
     assert result["invalid_rate"] == pytest.approx(1 / 3)
+    assert "accuracy_official" not in COUNTERFACTUAL.metric_names  # no published counterfactual rule to replay
+
+
+# accuracy_key_substring: the answer key letter as a case-sensitive substring of the raw reply (key "B").
+KEY_SUBSTRING_TABLE = [
+    ("B", 1.0), ("(B)", 1.0), ("b", 0.0), ("Blue", 1.0), ("Based on the context, A.", 1.0), ("A", 0.0),
+    ("green", 0.0), ("<think>B?</think> A", 1.0), ("", 0.0),
+]
+
+
+@pytest.mark.parametrize("reply, value", KEY_SUBSTRING_TABLE)
+def test_key_substring_column(reply, value):
+    """The naive column does what its name says, on the raw reply."""
+    doc = {"answer_key": "B", "choice_labels": ["A", "B"], "choice_texts": ["blue", "green"]}
+    assert COUNTERFACTUAL.sample_metrics(read_choice_reply(reply, doc), doc)["accuracy_key_substring"] == value
 
 
 def test_loaders_read_local_jsonl_and_a_folder_of_hub_parquet(tmp_path):
@@ -172,8 +315,8 @@ def test_yaml_tasks_and_group_load(tmp_path):
 def test_evaluate_module_matches_the_benchmark():
     """The `faitheval` evaluate module gives the benchmark's numbers for keyword and multiple-choice replies."""
     module = evaluate.load(module_path("faitheval"))
-    result = module.compute(predictions=["unknown", "nothing here", "Paris"], task="unanswerable")
-    assert result["accuracy"] == pytest.approx(1 / 3) and result["accuracy_official"] == pytest.approx(2 / 3)
+    result = module.compute(predictions=["unknown", "nothing here", "a knot", "Paris"], task="unanswerable")
+    assert result["accuracy"] == pytest.approx(2 / 4) and result["accuracy_official"] == pytest.approx(3 / 4)
     result = module.compute(predictions=["B", "cat"], task="counterfactual", answer_keys=["B", "A"],
                             choice_labels=[["A", "B"], ["A", "B"]], choice_texts=[["x", "y"], ["cat", "dog"]])
     assert result["accuracy"] == 1.0
@@ -199,7 +342,7 @@ def test_lm_eval_runs_faitheval_with_smollm2(tmp_path):
     results = output["results"]
     for metric in ("accuracy", "accuracy_official", "accuracy_strict", "accuracy_strict_official"):
         assert 0.0 <= results["faitheval_unanswerable"][f"{metric},judged"] <= 1.0
-    for metric in ("accuracy", "accuracy_official", "invalid_rate"):
+    for metric in ("accuracy", "accuracy_key_substring", "invalid_rate"):
         assert 0.0 <= results["faitheval_counterfactual"][f"{metric},judged"] <= 1.0
     record = json.loads(output["samples"]["faitheval_counterfactual"][0]["filtered_resps"][0])
     assert record["outcome"] in ("correct", "wrong", "invalid"), sys.stderr

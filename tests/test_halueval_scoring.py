@@ -34,18 +34,42 @@ QA = {
         ("**Yes** - Lyon is not the capital.", "Yes"),
         ('"No"', "No"),
         ("The answer is yes", "Yes"),
-        ("I think there is no hallucination here.", "No"),
+        ("I think there is no hallucination here.", None),  # "no" in prose is not a stated verdict
         ("Paris is the capital, so no wait, yes", None),
         ("The answer looks fabricated.", None),
         ("", None),
         ("Reasoning: no source says that; yes it is invented.\n#Your Judgement#: Yes", "Yes"),
-        ("Yes, it looks odd at first. Judgement: No", "No"),
+        ("Yes, it looks odd at first. Judgement: No", None),  # two different stated verdicts
         ("Nothing wrong; yesterday's facts hold.", None),
+        # label positions: markdown, labels, JSON, reasons after the label, a line of its own
+        ("#Your Judgement#: Yes", "Yes"),
+        ("#Your Judgement#: **No**", "No"),
+        ("**Judgement:** Yes", "Yes"),
+        ('```json\n{"judgement": "No"}\n```', "No"),
+        ("Yes\nReason: no source says the tower opened in 1901.", "Yes"),
+        ("The answer invents a date.\n\n**Yes**", "Yes"),
+        ("Hallucination: No", "No"),
+        ("I would say no.", "No"),
+        ("YES", "Yes"),
+        # two verdicts, echoed placeholders, weak first words, reasoning blocks, refusals
+        ("Yes. No hallucination is present.", "Yes"),  # the stated verdict; prose after it is not read
+        ("#Your Judgement#: Yes or No", None),
+        ("Yes/No", None),
+        ("No hallucination.", "No"),
+        ("No source supports this, so yes.", None),
+        ("There is no doubt the answer is fabricated.", None),
+        ("The answer: no evidence supports 1901.\nJudgement: Yes", "Yes"),  # "no" + word after a label: determiner
+        ("Answer: No because the knowledge confirms 1889.", "No"),
+        ("<think>Yes, 1901 is wrong... or no?</think>\nYes", "Yes"),
+        ("<think>Let me compare the answer with what I know", None),
+        ("I'm sorry, I can't judge this.", None),
+        ("Not hallucinated", None),
     ],
 )
 def test_extraction_rule_on_messy_replies(reply, expected):
-    """The documented rule: last 'Judgement: X' label, else first word, else the only Yes/No word present; else
-    invalid."""
+    """The project's reader: verdicts stated after a label, alone on a line or as the first word before
+    punctuation; one decides, two different are unreadable; else a first word Yes/No alone in the reply; else
+    None."""
     assert extract_judgement(reply) == expected
 
 
@@ -115,6 +139,40 @@ def test_official_extraction_is_the_papers_strict_rule(reply, expected):
     """Official rule: after removing full stops, both or neither of "Yes"/"No" is a failure (case-sensitive
     substrings)."""
     assert extract_official(reply) == expected
+
+
+# What the official evaluate.py (RUCAIBox/HaluEval, evaluation_*_dataset) does with a reply, worked out by hand from
+# its code: ans = reply.replace(".", ""); "Yes" and "No" both or neither in ans (case-sensitive substrings) ->
+# "failed!" (None here); else "Yes" if "Yes" in ans, else "No".
+OFFICIAL_TABLE = [
+    ("Yes", "Yes"),
+    ("No.", "No"),
+    ("#Your Judgement#: Yes", "Yes"),
+    ("**No**", "No"),
+    ("Yes\nReason: No source says so.", None),
+    ("Yes. No hallucination.", None),
+    ("The answer is yes", None),
+    ("YES", None),
+    ("Nope", "No"),
+    ("None of it is invented.", "No"),
+    ("Yesterday's facts are right.", "Yes"),
+    ("Y.e.s", "Yes"),  # full stops are removed first
+    ("N.o.", "No"),
+    ("I don't know", None),
+    ("<think>Yes?</think> No", None),  # the official code reads the raw reply
+    ("#Your Judgement#: Yes or No", None),
+    ("", None),
+]
+
+
+@pytest.mark.parametrize("reply, expected", OFFICIAL_TABLE)
+def test_official_column_replays_the_official_code(reply, expected):
+    """read_reply's official prediction, and so accuracy / invalid_rate, equal the official code's reading."""
+    assert extract_official(reply) == expected
+    record = read_reply(reply, {"label": "Yes"})
+    assert record["prediction"] == expected
+    values = sample_metrics(record, {"label": "Yes"})
+    assert (values["accuracy"], values["invalid_rate"]) == (float(expected == "Yes"), float(expected is None))
 
 
 def test_metric_definitions():

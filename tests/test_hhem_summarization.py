@@ -235,3 +235,80 @@ def test_hallubench_score_on_a_samples_file(stand_in, tmp_path):
     result = json.loads(out.read_text(encoding="utf-8"))
     assert result["answer_rate"] == pytest.approx(2 / 3) and result["average_summary_length"] == pytest.approx(8.5)
     assert result["counts"]["invalid"] == 1 and result["counts"]["consistent"] + result["counts"]["hallucinated"] == 2
+
+
+# ---------------------------------------------------------------- what the scorer sees of long documents
+
+def test_coverage_counts_unseen_tokens_exactly():
+    """Template of 3 tokens, max_length 128, overlap 32: a 300-token premise with a 20-token hypothesis leaves 105
+    premise tokens per window. Truncation sees 105 of 300 (cut); sliding sees all 300 in 1 + ceil(195 / 73) = 4
+    windows (not cut); a 200-token hypothesis keeps 128 - 3 - 64 = 61 tokens (cut) in either mode."""
+    from hallu_metrics.scorers.windows import PairLayout, coverage
+
+    layout = PairLayout(prefix=(1,), middle=(2,), suffix=(2,), prefix_types=(0,), middle_types=(0,),
+                        suffix_types=(1,))
+    truncated = coverage(300, 20, layout, 128, 32, sliding=False)
+    assert (truncated.windows, truncated.premise_scored, truncated.cut) == (1, 105, True)
+    windowed = coverage(300, 20, layout, 128, 32, sliding=True)
+    assert (windowed.windows, windowed.premise_scored, windowed.cut) == (4, 300, False)
+    long_summary = coverage(300, 200, layout, 128, 32, sliding=True)
+    assert (long_summary.hypothesis_scored, long_summary.cut) == (61, True)
+    assert coverage(50, 20, layout, 128, 32, sliding=False).to_dict() == {
+        "windows": 1, "premise_tokens": 50, "premise_scored": 50, "hypothesis_tokens": 20, "hypothesis_scored": 20,
+        "cut": False}
+
+
+def _spec_args(spec: str, **changes: str) -> dict[str, str]:
+    args = dict(part.split("=", 1) for part in spec.split(":", 1)[1].split(","))
+    return {**args, **changes}
+
+
+@needs_vectara
+def test_default_scorer_sees_every_leaderboard_pair_whole(tmp_path):
+    """The 1,006 leaderboard documents, each with its shipped deepseek-r1 summary, through the real HHEM-2.1 loading
+    code with the default spec's windowing (sliding, max_length 4096) and a stand-in word-level tokenizer (one token
+    per word or punctuation mark; flan-t5-base's tokenizer is not available offline): every pair is one whole window.
+    The former default (truncate at 2048) cut 1 of them (the longest pair is 2,330 tokens), which docs report."""
+    hhem, foundation = write_hhem_2_1(tmp_path, ["the"])
+    rows = [json.loads(line) for line in DOCUMENTS.read_text(encoding="utf-8").splitlines()]
+    pairs = [(r["source"], r["deepseek_r1_summary"] or "") for r in rows]
+    local = {"model": str(hhem), "foundation": str(foundation), "device": "cpu"}
+    default = make_classifier_scorer(_spec_args(hs.DEFAULT_SCORER_SPEC, **local))
+    seen = default.coverage(pairs)
+    assert not any(c.cut for c in seen) and all(c.windows == 1 for c in seen)
+    longest = max(c.premise_tokens + c.hypothesis_tokens for c in seen) + default.layout.overhead
+    assert longest == 2330
+    former = make_classifier_scorer(_spec_args(hs.DEFAULT_SCORER_SPEC, **local, window="truncate", max_length="2048"))
+    assert sum(c.cut for c in former.coverage(pairs)) == 1
+
+
+@pytest.mark.parametrize("window, cut, windows", [("truncate", True, 1), ("sliding", False, 5)])
+def test_a_cut_is_recorded_per_summary_and_counted_in_the_results(stand_in, window, cut, windows):
+    """A 320-token document (a 16-token sentence 20 times) and a 10-token summary at max_length 128 (16 template
+    tokens): 102 document tokens per window. Truncation cuts it (the record says so, scorer_cut_rate counts it, the
+    results count it); the sliding window sees all of it in 1 + ceil(218 / 70) = 5 windows (no cut, counted as
+    windowed). A short document is seen whole either way."""
+    spec = stand_in.replace("window=truncate,max_length=2048", f"window={window},max_length=128")
+    long_doc = {"id": "9", "source": " ".join([DOCS[0]["source"]] * 20)}
+    judges = JudgeSet({"judge": spec})
+    try:
+        records = [asyncio.run(hs.judge_item(doc, REPLIES[0], judges)) for doc in (long_doc, DOCS[0])]
+    finally:
+        judges.close()
+    long_input, short_input = records[0]["scorer_input"], records[1]["scorer_input"]
+    assert long_input["cut"] is cut and long_input["windows"] == windows
+    assert long_input["premise_tokens"] == 320 and long_input["premise_scored"] == (102 if cut else 320)
+    assert short_input["cut"] is False and short_input["windows"] == 1
+    assert [hs.sample_metrics(r)["scorer_cut_rate"] for r in records] == [float(cut), 0.0]
+    result = hs.BENCHMARK.summarize(records, [long_doc, DOCS[0]])
+    assert result["scorer_input"] == {"pairs": 2, "cut": int(cut), "windowed": int(not cut)}
+    assert result["scorer_cut_rate"] == pytest.approx(0.5 if cut else 0.0)
+
+
+def test_llm_judges_and_hand_built_records_have_no_scorer_input():
+    """An LLM judge reads the whole pair itself: no scorer_input, scorer_cut_rate not counted (None)."""
+    judges = JudgeSet({"judge": "openai:model=scripted"})
+    judges.use("openai:model=scripted", ScriptedRubricJudge(4))
+    record = asyncio.run(hs.judge_item(DOCS[0], REPLIES[0], judges))
+    assert record["scorer_input"] is None and hs.sample_metrics(record)["scorer_cut_rate"] is None
+    assert hs.sample_metrics(hs.summary_record(REPLIES[0], 0.9))["scorer_cut_rate"] is None

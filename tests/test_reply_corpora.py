@@ -36,6 +36,13 @@ READERS = {
     "hallu_metrics.judges.parsing:parse_json_bool",
     "hallu_metrics.judges.parsing:parse_label",
     "hallu_metrics.judges.parsing:parse_score",
+    "hallu_metrics.faitheval:read_choice",
+    "hallu_metrics.faitheval:read_keyword",
+    "hallu_metrics.halueval:extract_judgement",
+    "hallu_metrics.halueval:extract_official",
+    "hallu_metrics.anah:parse_facts",
+    "hallu_metrics.anah:parse_reference",
+    "hallu_metrics.anah:parse_hallucination",
 }
 
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from tqdm.auto import tqdm
 
-from hallu_metrics.scorers.windows import PairLayout, Window, check_fits, plan_windows
+from hallu_metrics.scorers.windows import Coverage, PairLayout, Window, check_fits, coverage, plan_windows
 from hallubench.errors import HallubenchError
 
 logger = logging.getLogger(__name__)
@@ -69,25 +69,40 @@ class WindowedPairScorer:
         self.batch_size = batch_size
         self._encode = encode
 
+    def _tokens(self, pairs: Sequence[tuple[str, str]]) -> tuple[list[list[int]], list[list[int]]]:
+        return self._encode([premise for premise, _ in pairs]), self._encode([hypothesis for _, hypothesis in pairs])
+
     def windows(self, pairs: Sequence[tuple[str, str]]) -> tuple[list[list[Window]], int]:
         """Each pair's windows, and how many hypotheses had to be cut to fit."""
-        premises = self._encode([premise for premise, _ in pairs])
-        hypotheses = self._encode([hypothesis for _, hypothesis in pairs])
         planned = [
             plan_windows(p, h, self.layout, self.max_length, self.overlap, self.sliding)
-            for p, h in zip(premises, hypotheses)
+            for p, h in zip(*self._tokens(pairs))
         ]
         return [windows for windows, _ in planned], sum(cut for _, cut in planned)
+
+    def coverage(self, pairs: Sequence[tuple[str, str]]) -> list[Coverage]:
+        """How much of each pair its windows show the model (tokenization only, no model call)."""
+        return [coverage(len(p), len(h), self.layout, self.max_length, self.overlap, self.sliding)
+                for p, h in zip(*self._tokens(pairs))]
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         if not pairs:
             return []
-        per_pair, cut = self.windows(pairs)
-        if cut:
+        premises, hypotheses = self._tokens(pairs)
+        per_pair = [plan_windows(p, h, self.layout, self.max_length, self.overlap, self.sliding)[0]
+                    for p, h in zip(premises, hypotheses)]
+        covered = [coverage(len(p), len(h), self.layout, self.max_length, self.overlap, self.sliding)
+                   for p, h in zip(premises, hypotheses)]
+        hypotheses_cut = sum(c.hypothesis_scored < c.hypothesis_tokens for c in covered)
+        premises_cut = sum(c.premise_scored < c.premise_tokens for c in covered)
+        if hypotheses_cut:
             logger.warning(
                 "%d of %d hypotheses were cut at their end: with the template they leave no room for the reference "
-                "in max_length=%d tokens", cut, len(pairs), self.max_length,
+                "in max_length=%d tokens", hypotheses_cut, len(pairs), self.max_length,
             )
+        if premises_cut:
+            logger.warning("%d of %d references were cut at their end (window=truncate, max_length=%d tokens); "
+                           "window=sliding scores all of them", premises_cut, len(pairs), self.max_length)
         flat = [(owner, window) for owner, windows in enumerate(per_pair) for window in windows]
         probabilities = self._run([window for _, window in flat])
         best = [0.0] * len(pairs)

@@ -78,6 +78,52 @@ def segment_bounds(n_tokens: int, room: int, overlap: int) -> list[tuple[int, in
     return bounds
 
 
+@dataclass(frozen=True)
+class Coverage:
+    """How much of a pair its windows show the model: premise and hypothesis tokens, and how many of each some
+    window holds. ``cut`` means a token of either is seen by no window (plain truncation of a long premise, or a
+    hypothesis too long for the window); several windows over a whole premise are not a cut."""
+
+    windows: int
+    premise_tokens: int
+    premise_scored: int
+    hypothesis_tokens: int
+    hypothesis_scored: int
+
+    @property
+    def cut(self) -> bool:
+        return self.premise_scored < self.premise_tokens or self.hypothesis_scored < self.hypothesis_tokens
+
+    def to_dict(self) -> dict[str, int | bool]:
+        return {"windows": self.windows, "premise_tokens": self.premise_tokens, "premise_scored": self.premise_scored,
+                "hypothesis_tokens": self.hypothesis_tokens, "hypothesis_scored": self.hypothesis_scored,
+                "cut": self.cut}
+
+
+def plan_bounds(n_premise: int, n_hypothesis: int, layout: PairLayout, max_length: int, overlap: int,
+                sliding: bool) -> tuple[list[tuple[int, int]], int]:
+    """The premise slices of a pair's windows and how many hypothesis tokens each window keeps.
+
+    The hypothesis is kept whole unless it leaves the premise fewer than ``min_premise_room(overlap)`` tokens
+    (or the whole premise, if shorter); then its end is cut just enough to leave that room.
+    """
+    needed = min(min_premise_room(overlap), n_premise)
+    room = max_length - layout.overhead - n_hypothesis
+    kept = n_hypothesis
+    if room < needed:
+        kept = max_length - layout.overhead - needed
+        room = needed
+    bounds = segment_bounds(n_premise, room, overlap) if sliding else [(0, min(room, n_premise))]
+    return bounds, kept
+
+
+def coverage(n_premise: int, n_hypothesis: int, layout: PairLayout, max_length: int, overlap: int,
+             sliding: bool) -> Coverage:
+    """The :class:`Coverage` of a pair of ``n_premise`` and ``n_hypothesis`` tokens."""
+    bounds, kept = plan_bounds(n_premise, n_hypothesis, layout, max_length, overlap, sliding)
+    return Coverage(len(bounds), n_premise, bounds[-1][1], n_hypothesis, kept)
+
+
 def plan_windows(
     premise: Sequence[int],
     hypothesis: Sequence[int],
@@ -86,19 +132,9 @@ def plan_windows(
     overlap: int,
     sliding: bool,
 ) -> tuple[list[Window], bool]:
-    """The windows scoring one pair, and whether its hypothesis had to be cut.
-
-    The hypothesis is kept whole unless it leaves the premise fewer than ``min_premise_room(overlap)`` tokens
-    (or the whole premise, if shorter); then its end is cut just enough to leave that room.
-    """
-    needed = min(min_premise_room(overlap), len(premise))
-    room = max_length - layout.overhead - len(hypothesis)
-    cut = room < needed
-    if cut:
-        hypothesis = hypothesis[: max_length - layout.overhead - needed]
-        room = needed
-    bounds = segment_bounds(len(premise), room, overlap) if sliding else [(0, min(room, len(premise)))]
-    return [layout.build(premise[start:end], hypothesis) for start, end in bounds], cut
+    """The windows scoring one pair (:func:`plan_bounds`), and whether its hypothesis had to be cut."""
+    bounds, kept = plan_bounds(len(premise), len(hypothesis), layout, max_length, overlap, sliding)
+    return [layout.build(premise[start:end], hypothesis[:kept]) for start, end in bounds], kept < len(hypothesis)
 
 
 def check_fits(layout: PairLayout, max_length: int, overlap: int) -> None:

@@ -6,10 +6,11 @@ from hallu_metrics.evaluate_metrics import metric_info
 from hallu_metrics.faitheval import BENCHMARKS, KEYWORD_TASKS, read_choice_reply, read_keyword_reply
 
 _DESCRIPTION = """FaithEval (Ming et al., 2024; HalluLens section 4.3). Unanswerable / inconsistent contexts:
-`accuracy` (a keyword of the published list in the normalised reply, as whole words), `accuracy_strict` (the single
-keyword "unknown" / "conflict"), and the reference's substring matching as `accuracy_official` /
-`accuracy_strict_official` ("not" matches inside "nothing"). Counterfactual contexts: `accuracy` (the option read
-from the reply is the answer key), `accuracy_official` (the answer key as a substring of the reply), `invalid_rate`."""
+`accuracy` (a keyword of the published list or one of its word forms in the normalised reply, as whole words),
+`accuracy_strict` (the single keyword "unknown" / "conflict"), and the reference's substring matching as
+`accuracy_official` / `accuracy_strict_official` ("not" matches inside "knot"). Counterfactual contexts: `accuracy`
+(the option read from the reply is the answer key), `accuracy_key_substring` (the answer key letter anywhere in the
+reply; no published rule), `invalid_rate`."""
 
 _INPUTS = """
 Args:

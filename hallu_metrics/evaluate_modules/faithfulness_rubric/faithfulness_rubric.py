@@ -19,6 +19,10 @@ Args:
     types: gold_full, gold_sentence, intrinsic, extrinsic or progression.
     hallucinated_shares: share of hallucinated sentences (0 to 1).
     progression_kinds: intrinsic, extrinsic or none.
+    scores: optional, per pair the 1-5 score a classifier or baseline judge gave (faithfulness_hhem,
+        faithfulness_baseline), None when unreadable or failed; when given, `predictions` are not read.
+    outcomes: optional with `scores`: per pair "scored", "unparseable" or "failed" (the judged records' `outcome`;
+        default: scored when there is a score, else unparseable).
 Returns: the result shape `hallubench score` writes (docs/results.md).
 """
 
@@ -32,7 +36,11 @@ class FaithfulnessRubric(evaluate.Metric):
             "predictions": "string", "references": "float64", "types": "string", "hallucinated_shares": "float64",
             "progression_kinds": "string"})
 
-    def _compute(self, predictions, references, types, hallucinated_shares, progression_kinds):
+    def _compute(self, predictions, references, types, hallucinated_shares, progression_kinds, scores=None,
+                 outcomes=None):
         docs = [{"expected_score": e, "type": t, "hallucinated_share": s, "progression_kind": k}
                 for e, t, s, k in zip(references, types, hallucinated_shares, progression_kinds)]
-        return RUBRIC.summarize([read_reply(p) for p in predictions], docs)
+        if scores is None:
+            return RUBRIC.summarize([read_reply(p) for p in predictions], docs)
+        outcomes = outcomes or ["scored" if s is not None else "unparseable" for s in scores]
+        return RUBRIC.summarize([{"score": s, "outcome": o} for s, o in zip(scores, outcomes)], docs)

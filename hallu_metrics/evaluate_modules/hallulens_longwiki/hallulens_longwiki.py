@@ -5,10 +5,12 @@ import evaluate
 from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, metric_info
 from hallu_metrics.longwiki import BENCHMARK
 
-_DESCRIPTION = """LongWiki (HalluLens section 3.2): false_refusal_rate (refused / N), and over responses that were
-judged with at least one claim: precision (supported / claims), recall_at_k (min(supported / K, 1)) and f1_at_k
-(their harmonic mean), macro-averaged; no_claim_rate and judge_unparseable_rate (shares of N); stderr, counts,
-claim totals and the same metrics per level (`breakdowns.level`)."""
+_DESCRIPTION = """LongWiki (HalluLens section 3.2): false_refusal_rate (refused / judged responses), and over
+responses that were judged with at least one claim: precision (supported / claims), recall_at_k (min(supported / K,
+1)) and f1_at_k (their harmonic mean), macro-averaged; no_claim_rate (claim-less / judged), abstain_rate_reference
+(the HalluLens reference code's abstain ratio: refused or claim-less / judged) and judge_unparseable_rate (unjudged
+/ N); stderr, counts, claim totals and the same metrics per level (`breakdowns.level`). An unjudged response counts
+toward no metric but judge_unparseable_rate."""
 
 _INPUTS = """
 Args:

@@ -5,10 +5,11 @@ import evaluate
 from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, metric_info
 from hallu_metrics.precisewikiqa import BENCHMARK
 
-_DESCRIPTION = """PreciseWikiQA (HalluLens section 3.1) from judged outcomes: false_refusal_rate (abstained / N),
-hallucination_rate (hallucinated / attempted; None when nothing was attempted), correct_rate (correct / N),
-judge_unparseable_rate (unjudged / N), binomial stderr, counts, and the same rates per difficulty bin
-(`breakdowns.difficulty`)."""
+_DESCRIPTION = """PreciseWikiQA (HalluLens section 3.1) from judged outcomes: false_refusal_rate (abstained /
+judged), hallucination_rate (hallucinated / attempted; None when nothing was attempted), correct_rate (correct /
+judged), judge_unparseable_rate (unjudged / N), binomial stderr, counts, and the same rates per difficulty bin
+(`breakdowns.difficulty`). "Judged" samples have readable verdicts: an unjudged sample counts toward no rate but
+judge_unparseable_rate, and a rate with no judged sample is None."""
 
 _INPUTS = """
 Args:

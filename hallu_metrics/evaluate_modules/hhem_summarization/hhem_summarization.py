@@ -14,6 +14,8 @@ _INPUTS = """
 Args:
     predictions: the summaries.
     scores: per summary P(consistent) from HHEM (or another scorer), None when not scored.
+    scorer_inputs: optional, per summary the judged record's `scorer_input` (how much of the pair a windowed
+        classifier saw: `windows`, `cut`, ...; None when not told), for scorer_cut_rate and `scorer_input`.
 Returns: the result shape `hallubench score` writes (docs/results.md).
 """
 
@@ -22,6 +24,8 @@ class HhemSummarization(evaluate.Metric):
     def _info(self) -> evaluate.MetricInfo:
         return metric_info(_DESCRIPTION, _INPUTS, HALLULENS_CITATION, {"predictions": "string", "scores": "float64"})
 
-    def _compute(self, predictions, scores):
+    def _compute(self, predictions, scores, scorer_inputs=None):
         records = [summary_record(p, s) for p, s in zip(predictions, scores)]
+        if scorer_inputs is not None:
+            records = [{**r, "scorer_input": seen} for r, seen in zip(records, scorer_inputs)]
         return BENCHMARK.summarize(records, [{}] * len(records))

@@ -7,9 +7,10 @@ from hallu_metrics.simpleqa import BENCHMARK
 
 _DESCRIPTION = """Short-answer QA graded correct / incorrect / not attempted, read as in HalluLens section 5.2 (the
 metrics of `simpleqa_hallu` and `popqa_hallu`): hallucination_rate = incorrect / attempted, false_refusal_rate =
-not attempted / N, correct_rate = correct / N, accuracy_given_attempted = correct / attempted, f_score (harmonic mean
-of correct_rate and accuracy_given_attempted), judge_unparseable_rate = ungraded / N; stderr, counts, and the rates
-per group when `groups` is given (`breakdowns.group`)."""
+not attempted / graded, correct_rate = correct / graded, accuracy_given_attempted = correct / attempted, f_score
+(harmonic mean of correct_rate and accuracy_given_attempted), not_attempted_rate_reference = (not attempted +
+ungraded) / N as simple-evals counts it, judge_unparseable_rate = ungraded / N; stderr, counts, and the rates per
+group when `groups` is given (`breakdowns.group`). An ungraded ("unjudged") reply counts toward no other rate."""
 
 _INPUTS = """
 Args:

@@ -14,8 +14,10 @@ _CITATION = (
 
 _DESCRIPTION = """WildHallucinations (Zhao et al., 2024, section 2.3) from judged responses: wildfactscore (supported
 facts / facts, mean over responses that do not abstain and have facts), wildfactscore_strict (1 when every fact is
-supported, 0 when any is not or the model abstained), response_rate, facts_per_response, the FActScore
-length-penalised score (gamma = 10) and judge_unparseable_rate, with stderr, outcome counts and breakdowns per
+supported, 0 when any is not or the model abstained), response_rate (responses that do not abstain / judged
+responses), facts_per_response (over responses that do not abstain), facts_per_response_reference (FActScore's
+"# facts": over responses with at least one fact), the FActScore length-penalised score (gamma = 10) and
+judge_unparseable_rate, with stderr, outcome counts and breakdowns per
 domain (`category`), Wikipedia / non-Wikipedia entity (`wiki`: any knowledge URL on wikipedia.org) and rarity
 (`rarity`: perplexity order of magnitude)."""
 
@@ -48,8 +50,7 @@ class Wildhallucinations(evaluate.Metric):
 
     def _compute(self, outcomes, supported_facts, total_facts, categories, knowledge_urls, perplexities):
         records = [
-            {"outcome": o, "abstained": None if o == "unjudged" else o == "abstained", "n_supported": s,
-             "n_facts": n}
+            {"outcome": o, "n_supported": s, "n_facts": n}
             for o, s, n in zip(outcomes, supported_facts, total_facts)
         ]
         docs = [
