@@ -79,6 +79,7 @@ def _score(args: argparse.Namespace) -> int:
         result["samples"] = f"{args.dataset} (dataset, empty responses)"
     if args.model:
         result["model"] = args.model
+    result["unreadable"]["max"] = args.max_unreadable
     write_json_atomic(Path(args.out), result)
     print(report.judge_line(result))
     print(report.table(result, benchmark))
@@ -87,12 +88,36 @@ def _score(args: argparse.Namespace) -> int:
             report.plot(result, benchmark, tmp)
         print(f"[hallubench] plot written to {args.plot}", file=sys.stderr)
     print(f"[hallubench] results written to {args.out}", file=sys.stderr)
+    unreadable = result["unreadable"]
+    if unreadable["items"] or result["judge_failed"]:
+        advice = ("re-run to resume failed calls; --retry-unparseable re-asks unreadable replies; structured=true on "
+                  "the judge spec keeps replies in shape")
+        print(report.unreadable_banner(args.task, unreadable["metric"] or "judge_unparseable_rate",
+                                       unreadable["share"], unreadable["items"], result["n"], result["judge_failed"],
+                                       advice), file=sys.stderr)
     if result["judge_failed"]:
         raise HallubenchError(
             f"{result['judge_failed']} verdicts failed; re-run to resume (finished calls are cached; "
             "the result counts them as unjudged)"
         )
+    share = unreadable["share"] or 0.0
+    if share > args.max_unreadable:
+        raise HallubenchError(
+            f"{args.task}: {share:.1%} of the judge verdicts are unreadable ({unreadable['metric']} {share:.3f} > "
+            f"--max-unreadable {args.max_unreadable:g}); the result leaves them out of every metric: fix the judge's "
+            "format or re-ask with --retry-unparseable"
+        )
     return 0
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {text!r}")
+    return value
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -176,6 +201,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--knowledge",
         type=Path,
         help="knowledge store for long-form evidence (LongWiki; default $HALLUBENCH_KNOWLEDGE)",
+    )
+    score.add_argument(
+        "--max-unreadable",
+        type=_share,
+        default=0.05,
+        metavar="SHARE",
+        help="exit 2 when the share of items without a readable judge verdict (judge_unparseable_rate, or the task's "
+        "unscored_rate / unparseable_rate) exceeds SHARE (default: 0.05); the result is written either way",
     )
     score.add_argument("--model", help="name of the model under test, for tables and plots")
     score.add_argument("--out", required=True, help="RESULT.json to write")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,13 @@ def load_results(paths: list[Path]) -> list[Row]:
     return rows
 
 
+def _number(value: Any) -> float | str:
+    """A CSV cell: the number, or empty when undefined (None, NaN, lm-eval's "N/A")."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
+        return ""
+    return value
+
+
 def tables(rows: list[Row]) -> tuple[str, str]:
     """(markdown, csv): per task, one row per model with the headline metrics (± stderr) in their units."""
     by_task: dict[str, list[Row]] = defaultdict(list)
@@ -100,8 +108,8 @@ def tables(rows: list[Row]) -> tuple[str, str]:
                         row["model"],
                         row.get("n", ""),
                         m.name,
-                        row.get(m.name),
-                        row.get("stderr", {}).get(m.name),
+                        _number(row.get(m.name)),
+                        _number(row.get("stderr", {}).get(m.name)),
                         unit(m),
                     ]
                 )

@@ -1,15 +1,29 @@
-"""Checks ``hallubench eval`` makes before handing over to lm-eval, so that first-hour mistakes end in
-one line instead of a traceback after tens of seconds of model loading: unknown task names (with the
-closest known names suggested) and ``dataset*`` metadata that points nowhere."""
+"""Checks ``hallubench eval`` makes before handing over to lm-eval, so that first-hour mistakes end in one line
+within seconds instead of a traceback after the model has loaded (tens of seconds; minutes for a 70B model).
+
+The arguments are read with lm-eval's own parser (same ``--tasks`` / ``--metadata`` / ``--model_args`` semantics,
+``--model_args`` merged into the metadata as lm-eval does). For every hallubench task named in ``--tasks``, directly
+or through a group or tag: its test set loads and has the benchmark's columns (``dataset_loading.load_rows``; a
+missing local path is never taken for a Hub id when its parent folder exists), every judge spec is valid whole
+(``judged_task.given_judge_specs``) and ``openai:`` judges answer (``GET /models``; not with ``--predict_only``,
+which calls no judge). Also refused: ``--num_fewshot`` > 0 (zero-shot tasks), a chat API model without
+``--apply_chat_template``, and a judge spec cut by lm-eval's comma splitting of ``k=v`` metadata. Unknown task
+names get the closest known names."""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import difflib
-import json
-from collections.abc import Sequence
+import io
+import logging
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from hallubench.errors import HallubenchError
+
+CHAT_MODELS = ("local-chat-completions", "openai-chat-completions")
 
 
 def option_value(args: Sequence[str], name: str) -> str | None:
@@ -22,6 +36,26 @@ def option_value(args: Sequence[str], name: str) -> str | None:
     return None
 
 
+def parse_lm_eval_args(args: Sequence[str]) -> argparse.Namespace | None:
+    """``args`` as lm-eval's ``run`` command reads them; None when lm-eval would refuse them (it then says why
+    itself) or when they ask for help."""
+    from lm_eval._cli.harness import HarnessCLI
+
+    parser = HarnessCLI()._parser
+    argv = list(args) if args[:1] and args[0] in ("run", "ls", "validate") else ["run", *args]
+    quiet = logging.getLogger("lm_eval")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)  # lm-eval logs again when it parses the same arguments
+    try:
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+            namespace = parser.parse_args(argv)
+    except (SystemExit, ValueError):
+        return None
+    finally:
+        quiet.setLevel(level)
+    return namespace if getattr(namespace, "command", None) == "run" else None
+
+
 def check_tasks(names: Sequence[str], known: Sequence[str]) -> None:
     """Every requested task / group / tag exists; otherwise one line naming the closest known ones."""
     for name in names:
@@ -31,28 +65,136 @@ def check_tasks(names: Sequence[str], known: Sequence[str]) -> None:
             raise HallubenchError(f"unknown task {name!r}{hint}")
 
 
-def metadata_of(args: Sequence[str]) -> dict:
-    """``--metadata`` as a dict (JSON or k=v,k=v), {} when absent."""
-    text = option_value(args, "--metadata")
-    if not text:
-        return {}
-    if text.strip().startswith("{"):
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise HallubenchError(f"--metadata is not valid JSON ({exc.msg} at column {exc.colno})") from exc
-        if not isinstance(value, dict):
-            raise HallubenchError("--metadata must be a JSON object")
-        return value
-    return dict(pair.split("=", 1) for pair in text.split(",") if "=" in pair)
+def hallubench_tasks(names: Sequence[str], index: Mapping[str, Any], matches: Any) -> tuple[list[str], list[str]]:
+    """(hallubench tasks named directly or through groups / tags, in order; names that are not hallubench's).
+    ``index`` is a hallubench-only lm-eval task index, ``matches(name)`` its name / glob matcher."""
+    from hallu_metrics.registry import TASKS
+    from lm_eval.tasks._index import Kind
+
+    found: list[str] = []
+
+    def expand(name: str, seen: frozenset[str]) -> None:
+        entry = index.get(name)
+        if entry is None or name in seen:
+            return
+        if entry.kind == Kind.GROUP:
+            for item in (entry.cfg or {}).get("task") or []:
+                expand(item if isinstance(item, str) else str(item.get("task", "")), seen | {name})
+        elif entry.kind == Kind.TAG:
+            for task in sorted(entry.tags):
+                expand(task, seen | {name})
+        elif name in TASKS and name not in found:
+            found.append(name)
+
+    others = []
+    for name in names:
+        named = matches(name)
+        if not named:
+            others.append(name)
+        for match in named:
+            expand(match, frozenset())
+    return found, others
 
 
-def check_dataset_keys(metadata: dict) -> None:
+def _describe(value: Any) -> str:
+    return f"{value!r}"
+
+
+def check_dataset_value(value: str, source: str) -> None:
+    """A dataset location names an existing file / folder or looks like a Hub id (``owner/name``); a missing path
+    whose first folder exists here (``sets/pwqa-2026-1`` beside ``sets/``) is a typo, not a Hub id."""
+    path = Path(value).expanduser()
+    if path.exists():
+        return
+    hub_like = value.count("/") == 1 and not value.startswith((".", "/", "~"))
+    parent = path.parent
+    if hub_like and not parent.is_dir():
+        return
+    hint = ""
+    if parent.is_dir():
+        names = sorted(p.name for p in parent.iterdir())
+        close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
+        hint = f" ({parent}/ holds {', '.join(close)}: a typo?)" if close else f" (nothing like it in {parent}/)"
+    kind = "; not a Hub id either: a folder of that name exists here" if hub_like else " (and not a Hub id owner/name)"
+    raise HallubenchError(f"{source}={value!r}: no such file or folder{hint}{kind}")
+
+
+def check_dataset_keys(metadata: Mapping[str, Any]) -> None:
     """Each ``dataset*`` value names an existing path or looks like a Hub id (``owner/name``)."""
     for key, value in metadata.items():
-        if not key.startswith("dataset") or key == "dataset_revision" or not isinstance(value, str):
-            continue
-        path = Path(value).expanduser()
-        hub_id = value.count("/") == 1 and not value.startswith((".", "/", "~")) and not path.exists()
-        if not path.exists() and not hub_id:
-            raise HallubenchError(f"--metadata {key}={value!r}: no such file or folder (and not a Hub id owner/name)")
+        if key.startswith("dataset") and key != "dataset_revision" and isinstance(value, str):
+            check_dataset_value(value, f"--metadata {key}")
+
+
+def check_flags(namespace: argparse.Namespace) -> None:
+    """lm-eval flags that cannot work with hallubench tasks, refused before any model loads."""
+    from lm_eval_tasks.judged_task import zero_shot_message
+
+    shots = getattr(namespace, "num_fewshot", None)
+    if shots:
+        raise HallubenchError(zero_shot_message("hallubench eval", shots).split(": ", 1)[1])
+    model = str(getattr(namespace, "model", None) or "hf")
+    if (model in CHAT_MODELS or "-chat" in model) and not getattr(namespace, "apply_chat_template", False):
+        raise HallubenchError(
+            f"--model {model} sends chat messages: add --apply_chat_template (without it lm-eval stops after the model "
+            "is set up: 'chat-completions require the --apply_chat_template flag')"
+        )
+
+
+def check_comma_split(args: Sequence[str], metadata: Mapping[str, Any]) -> None:
+    """``--metadata judge=openai:base_url=...,model=...`` in lm-eval's ``k=v`` form: lm-eval cuts it at the commas."""
+    from lm_eval_tasks.judged_task import SPEC_KEYS, comma_split_hint
+
+    text = option_value(args, "--metadata") or ""
+    if text.strip().startswith("{"):
+        return
+    stray = [k for k in metadata if k in SPEC_KEYS]
+    for key, value in metadata.items():
+        if stray and (key == "judge" or key.startswith("judge_")) and isinstance(value, str) and ":" in value:
+            raise HallubenchError(f"--metadata {key}: {comma_split_hint(key, value, metadata, stray)}")
+
+
+def check_hallubench_task(task: str, metadata: Mapping[str, Any], probe: bool) -> None:
+    """The test set of ``task`` loads with the benchmark's columns; its judge specs are valid (and answer)."""
+    from hallu_metrics.registry import benchmark_for_task
+    from lm_eval_tasks.dataset_loading import load_rows
+    from lm_eval_tasks.judged_task import given_judge_specs, probe_judges
+    from lm_eval_tasks.settings import probe_timeout, task_setting
+
+    benchmark = benchmark_for_task(task)
+    specs = given_judge_specs(benchmark, metadata, task)
+    timeout = probe_timeout(metadata, task)
+    for key in ("dataset", *benchmark.data_aliases):
+        value, source = task_setting(metadata, key, task)
+        if value is not None:
+            check_dataset_value(value, source)
+            break
+    load_rows(task, dict(metadata))
+    if probe and timeout:
+        probe_judges(specs, timeout, task)
+
+
+def check_eval_args(args: Sequence[str], tasks_dir: Path) -> bool:
+    """Every check above, before lm-eval runs; True when every name in ``--tasks`` is a hallubench one (lm-eval
+    then needs no index of its own tasks)."""
+    from lm_eval.tasks import TaskManager
+
+    namespace = parse_lm_eval_args(args)
+    if namespace is None or not namespace.tasks or namespace.tasks == ["list"]:
+        return False
+    names = [n for name in namespace.tasks for n in name.split(",") if n]
+    own = TaskManager(include_path=str(tasks_dir), include_defaults=False)
+    tasks, others = hallubench_tasks(names, own.task_index, lambda name: own.match_tasks([name]))
+    if others:
+        everything = TaskManager(include_path=str(tasks_dir))
+        check_tasks([n for n in others if not everything.match_tasks([n])], everything.all_tasks)
+    if not tasks:
+        return False
+    check_flags(namespace)
+    raw = namespace.metadata or {}
+    check_comma_split(args, raw)
+    metadata = {**(namespace.model_args or {}), **raw}  # lm-eval merges them the same way
+    check_dataset_keys(raw)
+    for task in tasks:
+        check_hallubench_task(task, metadata, probe=not getattr(namespace, "predict_only", False))
+    return not others

@@ -81,7 +81,8 @@ def score(
     settings: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[dict]]:
     """Judge every sample (failed verdicts stay unjudged and are counted in ``judge_failed``); ``settings``
-    reach the judging chain (e.g. ``knowledge``: LongWiki's evidence store)."""
+    reach the judging chain (e.g. ``knowledge``: LongWiki's evidence store). ``unreadable`` in the result names
+    the benchmark's unreadable-share metric, its value and how many items have an unreadable or failed verdict."""
     benchmark = benchmark_for_task(task)
     docs, responses = read_samples(samples, task)
     judges = JudgeSet(dict(judge_specs), retry_unparseable=retry_unparseable, settings=settings)
@@ -90,12 +91,14 @@ def score(
         calls = judges.report()
     finally:
         judges.close()
+    share, items = benchmark.unreadable_items(records, docs)
     result = {
         "schema_version": RESULT_SCHEMA_VERSION,
         "task": task,
         "benchmark": benchmark.name,
         **benchmark.summarize(records, docs),
         "judge_failed": len(failed_verdicts(records)),
+        "unreadable": {"metric": benchmark.unreadable_metric, "share": share, "items": items},
         "metric_kinds": benchmark.metric_kinds(),
         "judges": judges.public_specs() if benchmark.judge_roles else {},
         "judge_calls": calls,

@@ -8,7 +8,11 @@ judge specs and the exact test set (source + content fingerprint), so results JS
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from lm_eval.api.filter import Filter, FilterEnsemble
@@ -16,12 +20,18 @@ from lm_eval.api.task import ConfigurableTask
 from lm_eval.filters.selection import TakeFirstFilter
 
 from hallu_metrics.contract import Benchmark
-from hallu_metrics.judges import DEFAULT_JUDGE, JudgeSet, failed_verdicts, judge_kind
+from hallu_metrics.judges import DEFAULT_JUDGE, JudgeSet, failed_verdicts
+from hallu_metrics.judges.kinds import JUDGE_OPTIONS, check_judge_spec
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import benchmark_for_task
+from hallubench.backends.cache import default_cache_path
+from hallubench.backends.hf_local import ALLOWED_KEYS as HF_KEYS
+from hallubench.backends.openai_http import ALLOWED_KEYS as OPENAI_KEYS
+from hallubench.errors import HallubenchError
+from hallubench.outputs import write_text_atomic
 from hallubench.provenance import dataset_fingerprint
 from hallubench.report import unreadable_banner
-from lm_eval_tasks.settings import task_setting
+from lm_eval_tasks.settings import PROBE_TIMEOUT_KEY, probe_timeout, task_setting
 
 FILTER_NAME = "judged"
 EMBEDDED_NOTE = "rule (embedded offline stand-in, not the paper's LLM judge)"
@@ -36,12 +46,11 @@ class JudgeFilter(Filter):
     def apply(self, resps, docs) -> list[str]:
         if self.specs.get("judge") == "none" and self.benchmark.judge_roles:
             return [json.dumps({"response": r, "outcome": "unjudged", "judge": "none"}) for r in resps]
-        judges = JudgeSet(self.specs, settings=self.settings)
+        resps, docs = list(resps), list(docs)
         try:
-            records = judge_responses(self.benchmark, list(resps), list(docs), judges, desc=f"judge {self.task}")
-            stats = judges.report()
-        finally:
-            judges.close()
+            records, stats = self.judge(resps, docs)
+        except Exception as exc:  # never lose the generations: saved for `hallubench score`, records unjudged
+            return self.recover(resps, docs, exc)
         failed = len(failed_verdicts(records))
         share, items = self.benchmark.unreadable_items(records, list(docs))
         if failed or items:
@@ -54,15 +63,132 @@ class JudgeFilter(Filter):
                   file=sys.stderr)
         return [json.dumps(r, ensure_ascii=False) for r in records]
 
+    def judge(self, resps: list[str], docs: list[dict]) -> tuple[list[dict], dict]:
+        """Judged records and call counts. When verdicts failed, the responses are also saved for a resume with
+        ``hallubench score`` (without ``--log_samples`` they would be in no file)."""
+        judges = JudgeSet(self.specs, settings=self.settings)
+        try:
+            records = judge_responses(self.benchmark, resps, docs, judges, desc=f"judge {self.task}")
+            stats = judges.report()
+        except KeyboardInterrupt:
+            self.save(resps, docs, [unjudged_record(r, "interrupted while judging") for r in resps])
+            raise
+        finally:
+            judges.close()
+        if failed_verdicts(records):
+            self.save(resps, docs, records)
+        return records, stats
 
-def judge_specs(benchmark: Benchmark, metadata: dict[str, Any], task: str) -> dict[str, str]:
-    """Role -> judge spec from ``--metadata``/env; the embedded ``rule`` judge (announced) when none is given."""
+    def recover(self, resps: list[str], docs: list[dict], exc: Exception) -> list[str]:
+        """Judging raised after generation: every record unjudged with the error, the responses saved."""
+        error = f"{type(exc).__name__}: {exc}"
+        records = [unjudged_record(r, f"judging failed: {error}") for r in resps]
+        path = self.save(resps, docs, records)
+        JUDGING_FAILURES.append((self.task, path, error))
+        print(f"\n[hallubench] {self.task}: JUDGING FAILED after generation ({error}); every record is unjudged.",
+              file=sys.stderr)
+        return [json.dumps(r, ensure_ascii=False) for r in records]
+
+    def save(self, resps: list[str], docs: list[dict], records: Sequence[dict]) -> Path | None:
+        """Write the responses in lm-eval's samples-line shape (``doc``, ``resps``, ``filtered_resps``) to
+        ``unjudged/samples_<task>_<time>.jsonl`` beside the call cache, and say where; None if it cannot be written."""
+        folder = default_cache_path().parent / "unjudged"
+        path = folder / f"samples_{self.task}_{time.strftime('%Y%m%dT%H%M%S')}_{os.getpid()}.jsonl"
+        lines = [
+            json.dumps({"doc_id": i, "doc": doc, "resps": [[resp]], "filtered_resps": [json.dumps(record)],
+                        "filter": FILTER_NAME}, ensure_ascii=False, default=str)
+            for i, (resp, doc, record) in enumerate(zip(resps, docs, records))
+        ]
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(path, "\n".join(lines) + "\n")
+        except OSError as exc:
+            print(f"[hallubench] {self.task}: cannot save the model's responses to {path} ({exc}); they are only in "
+                  "lm-eval's samples log (--log_samples)", file=sys.stderr)
+            return None
+        print(f"[hallubench] {self.task}: the model's {len(lines)} responses are saved in {path}; judge them with "
+              f"`hallubench score --task {self.task} --samples {path} --judge SPEC --out RESULT.json`",
+              file=sys.stderr)
+        return path
+
+
+JUDGING_FAILURES: list[tuple[str, Path | None, str]] = []  # (task, saved responses, error) of judging that raised
+
+
+def unjudged_record(response: str, reason: str) -> dict[str, Any]:
+    """The record of a response no judge looked at, saying why."""
+    return {"response": response, "outcome": "unjudged", "judge": "none", "unjudged_reason": reason}
+
+
+class UnjudgedFilter(Filter):
+    """``--predict_only``: no judge is built or called; each record says it is unjudged and how to judge it."""
+
+    def __init__(self, task: str):
+        self.reason = f"--predict_only: not judged; judge with `hallubench score --task {task} --samples ...`"
+
+    def apply(self, resps, docs) -> list[str]:
+        return [json.dumps(unjudged_record(r, self.reason), ensure_ascii=False) for r in resps]
+
+
+SPEC_KEYS = frozenset({*OPENAI_KEYS, *HF_KEYS, *JUDGE_OPTIONS})
+JUDGE_ONLY_KEYS = frozenset({"concurrency", "api_key_env", "backoff", "dead_after", *JUDGE_OPTIONS})  # no model arg
+
+
+def _cli_value(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def comma_split_hint(key: str, spec: str, metadata: Mapping[str, Any], stray: Sequence[str]) -> str:
+    """Why a judge spec arrived cut and how to pass it whole (JSON metadata)."""
+    whole = ",".join([spec, *(f"{k}={_cli_value(metadata[k])}" for k in stray)])
+    return (f"lm-eval splits `--metadata k=v,k=v` at every comma, so {key}={spec!r} arrived cut and "
+            f"{', '.join(stray)} as metadata keys of their own: pass the judge spec as JSON metadata, e.g. "
+            f"--metadata '{json.dumps({key: whole})}'")
+
+
+def check_spec(spec: str, source: str, metadata: Mapping[str, Any]) -> None:
+    """Validate a whole judge spec (kind, keys, values, options; no network), and detect a spec cut by lm-eval's
+    comma splitting of ``--metadata`` (spec keys such as ``model`` / ``concurrency`` as metadata keys of their own)."""
+    key = source.removeprefix("--metadata ")
+    cut = source.startswith("--metadata") and "," not in spec and ":" in spec
+    stray = [k for k in metadata if k in SPEC_KEYS] if cut else []
+    try:
+        check_judge_spec(spec)
+    except HallubenchError as exc:
+        hint = f"; {comma_split_hint(key, spec, metadata, stray)}" if stray else ""
+        raise HallubenchError(f"{source}: {exc}{hint}") from exc
+    judge_only = [k for k in stray if k in JUDGE_ONLY_KEYS]
+    if judge_only:
+        raise HallubenchError(f"{source}: {comma_split_hint(key, spec, metadata, judge_only)}")
+
+
+def probe_judges(specs: Mapping[str, str], timeout: float, task: str) -> None:
+    """Each distinct ``openai:`` judge answers ``GET /models`` within ``timeout`` seconds (one line otherwise)."""
+    for spec in dict.fromkeys(specs.values()):
+        try:
+            check_judge_spec(spec, reach_timeout=timeout)
+        except HallubenchError as exc:
+            raise HallubenchError(
+                f"{task}: {exc} (checked before the model runs; --metadata {PROBE_TIMEOUT_KEY}=0 or "
+                "HALLUBENCH_JUDGE_PROBE_TIMEOUT=0 switches this check off)"
+            ) from exc
+
+
+def given_judge_specs(benchmark: Benchmark, metadata: Mapping[str, Any], task: str) -> dict[str, str]:
+    """Role -> judge spec given in ``--metadata``/env, each validated whole (see ``check_spec``)."""
     specs: dict[str, str] = {}
     for role in benchmark.judge_roles:
         spec, source = task_setting(metadata, role, task)
         if spec is not None:
-            judge_kind(spec)  # fail fast on a bad spec, before the model runs
+            check_spec(spec, source, metadata)
             specs[role] = spec
+    return specs
+
+
+def judge_specs(benchmark: Benchmark, metadata: Mapping[str, Any], task: str) -> dict[str, str]:
+    """Role -> judge spec from ``--metadata``/env, each validated whole before the model runs; the embedded
+    ``rule`` judge (announced) when none is given."""
+    specs = given_judge_specs(benchmark, metadata, task)
     if benchmark.judge_roles and "judge" not in specs:
         note = EMBEDDED_NOTE if benchmark.default_judge == DEFAULT_JUDGE else benchmark.default_judge
         print(f"[hallubench] {task}: no judge given (--metadata judge=SPEC); judge: {note}", file=sys.stderr)
@@ -82,28 +208,69 @@ class RecordMetrics:
 
 
 class JudgedTask(ConfigurableTask):
-    """Metric list from the registry, the judging filter, and provenance in the task metadata."""
+    """Metric list from the registry, the judging filter, and provenance in the task metadata. Zero-shot only
+    (``num_fewshot`` > 0 is refused: shots would come from the test split); every judge spec is validated at load
+    and ``openai:`` judges are probed just before generation; ``--predict_only`` builds and calls no judge; the
+    request cache (``--cache_requests``) is keyed by the test set's content."""
 
     def __init__(self, config: dict[str, Any]):
         config = {k: v for k, v in config.items() if k != "class"}
-        benchmark = benchmark_for_task(config["task"])
-        config["dataset_kwargs"] = {"task": config["task"], **(config.get("dataset_kwargs") or {})}
+        task = config["task"]
+        benchmark = benchmark_for_task(task)
+        early = config.get("metadata") or {}
+        specs = judge_specs(benchmark, early, task)  # before the data loads and the model runs
+        self._probe_timeout = probe_timeout(early, task)
+        self._predict_only = False
+        config["dataset_kwargs"] = {"task": task, **(config.get("dataset_kwargs") or {})}
         config["metric_list"] = benchmark.lm_eval_metric_list()
         config["process_results"] = RecordMetrics(benchmark)
         super().__init__(config=config)
         metadata = self.config.metadata if self.config.metadata is not None else {}
         self.config.metadata = metadata
-        specs = judge_specs(benchmark, metadata, config["task"])
+        self._benchmark, self._specs = benchmark, specs
         judges = JudgeSet(specs)
         metadata["hallubench_judges"] = judges.public_specs()
         if specs.get("judge") == DEFAULT_JUDGE and benchmark.judge_roles:
             metadata["hallubench_judge_note"] = EMBEDDED_NOTE
-        location, source = task_setting(metadata, "dataset", config["task"])
+        location, source = task_setting(metadata, "dataset", task)
+        self._set_fingerprint = dataset_fingerprint(self.dataset["test"])
         metadata["hallubench_dataset"] = {
             "location": location or "official download",
             "from": source if location else "default",
             "revision": metadata.get("dataset_revision") or "unpinned",
-            "fingerprint": dataset_fingerprint(self.dataset["test"]),
+            "fingerprint": self._set_fingerprint,
         }
-        judge_filter = JudgeFilter(benchmark, specs, config["task"], settings=metadata)
+        judge_filter = JudgeFilter(benchmark, specs, task, settings=metadata)
         self._filters = [FilterEnsemble(name=FILTER_NAME, filters=[TakeFirstFilter, lambda: judge_filter])]
+
+    def set_config(self, key: str, value: Any, update: bool = False) -> None:
+        """lm-eval's ``--num_fewshot N`` arrives here: N > 0 is refused (the only split is the test set)."""
+        if key == "num_fewshot" and value:
+            raise HallubenchError(zero_shot_message(self.config.task, value))
+        super().set_config(key, value, update)
+
+    def override_metric(self, metric_name: str) -> None:
+        """``--predict_only`` (metric ``bypass``): the judging filter is replaced by one that judges nothing."""
+        super().override_metric(metric_name)
+        if metric_name == "bypass" and self._benchmark.judge_roles:
+            self._predict_only = True
+            unjudged = UnjudgedFilter(self.config.task)
+            self._filters = [FilterEnsemble(name=FILTER_NAME, filters=[TakeFirstFilter, lambda: unjudged])]
+            self.config.metadata["hallubench_judging"] = "skipped (--predict_only): judge with hallubench score"
+
+    def build_all_requests(self, *, tokenizer_name: str = "", **kwargs: Any) -> None:
+        """Probe the judges (unless ``--predict_only``), then lm-eval's request building, its cache key carrying the
+        test set's fingerprint: a regenerated set under the same task name never reuses another set's prompts."""
+        if not self._predict_only and self._probe_timeout:
+            probe_judges(self._specs, self._probe_timeout, self.config.task)
+        fingerprint = self._set_fingerprint.removeprefix("sha256:")[:16]
+        super().build_all_requests(tokenizer_name=f"{tokenizer_name}-hallubench_set{fingerprint}", **kwargs)
+
+
+def zero_shot_message(task: str, shots: Any) -> str:
+    """Why ``--num_fewshot N`` is refused."""
+    return (
+        f"{task}: --num_fewshot {shots} refused: hallubench tasks are zero-shot, as in their papers, and have only a "
+        "test split, so shots would be drawn from the test set itself (test questions with their gold answers in the "
+        "prompts); drop --num_fewshot (run few-shot tasks of other suites in a separate lm_eval call)"
+    )

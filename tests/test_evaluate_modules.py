@@ -12,29 +12,32 @@ def load(name: str):
 
 
 def test_precisewikiqa_module_rates_and_bins():
-    """2 of 5 abstained/unjudged aside, hallucination_rate is over the 3 attempts; bins by difficulty."""
+    """hallucination_rate is over the 3 attempts; FRR and correct rate over the 4 judged samples (the unjudged one
+    counts only in judge_unparseable_rate, over all 5); bins by difficulty."""
     result = load("hallulens_precisewikiqa").compute(
         outcomes=["correct", "hallucinated", "hallucinated", "abstained", "unjudged"], difficulties=[0, 0, 1, 1, None]
     )
     assert result["n"] == 5
-    assert result["false_refusal_rate"] == pytest.approx(0.2)
+    assert result["false_refusal_rate"] == pytest.approx(0.25)
     assert result["hallucination_rate"] == pytest.approx(2 / 3)
-    assert result["correct_rate"] == pytest.approx(0.2) and result["judge_unparseable_rate"] == pytest.approx(0.2)
+    assert result["correct_rate"] == pytest.approx(0.25) and result["judge_unparseable_rate"] == pytest.approx(0.2)
     rows = {row["value"]: row for row in result["breakdowns"]["difficulty"]}
     assert list(rows) == ["0", "1", "none"]
     assert rows["1"]["hallucination_rate"] == 1.0 and rows["none"]["hallucination_rate"] is None
 
 
 def test_nonexistent_refusal_module_per_domain_and_tier():
-    """believed / N per domain; tier rows only when some sample has a tier; unjudged counts in N."""
+    """believed / judged per domain; tier rows only when some sample has a tier; an unjudged sample counts only in
+    judge_unparseable_rate."""
     module = load("hallulens_nonexistent_refusal")
     mixed = module.compute(
         outcomes=["believed", "not_believed", "unjudged", "believed"],
         domains=["animal", "animal", "plant", "plant"],
         place_tiers=[""] * 4,
     )
-    assert mixed["false_acceptance_rate"] == 0.5 and mixed["judge_unparseable_rate"] == 0.25
-    assert {r["value"]: r for r in mixed["breakdowns"]["domain"]}["plant"]["false_acceptance_rate"] == 0.5
+    assert mixed["false_acceptance_rate"] == pytest.approx(2 / 3) and mixed["judge_unparseable_rate"] == 0.25
+    plant = {r["value"]: r for r in mixed["breakdowns"]["domain"]}["plant"]
+    assert plant["false_acceptance_rate"] == 1.0 and plant["judge_unparseable_rate"] == 0.5
     assert "place_tier" not in mixed["breakdowns"]
     generated = module.compute(
         outcomes=["believed", "not_believed", "believed"],

@@ -183,10 +183,10 @@ def test_retry_unparseable_reasks_cached_unreadable_replies(tmp_path, capsys, mo
         argv = ["score", "--task", "precisewikiqa", "--samples", str(samples), "--judge", judge,
                 "--out", str(tmp_path / "r.json")]
         monkeypatch.setenv("HALLUBENCH_CACHE", str(tmp_path / "c.sqlite"))
-        assert main(argv) == 0
+        assert main(argv) == 2  # every verdict unreadable: above --max-unreadable, the result is still written
         assert json.loads((tmp_path / "r.json").read_text())["judge_unparseable_rate"] == 1.0
         state["readable"] = True
-        assert main(argv) == 0  # cached unreadable replies are read again: still unjudged
+        assert main(argv) == 2  # cached unreadable replies are read again: still unjudged
         assert json.loads((tmp_path / "r.json").read_text())["judge_unparseable_rate"] == 1.0
         assert main([*argv, "--retry-unparseable"]) == 0
     result = json.loads((tmp_path / "r.json").read_text())

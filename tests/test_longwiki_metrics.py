@@ -36,6 +36,7 @@ def test_refused_and_claimless_responses_count_only_in_their_rates():
     r = summary([record("refused"), record("no_claims"), record("judged", 4, 2), record("judged", 10, 10)])
     assert r["n"] == 4
     assert r["false_refusal_rate"] == 0.25 and r["no_claim_rate"] == 0.25
+    assert r["abstain_rate_reference"] == 0.5  # the reference code's abstain ratio: refused + claim-less
     assert r["counted"]["precision"] == 2
     assert r["precision"] == pytest.approx((0.5 + 1.0) / 2)
     assert r["recall_at_k"] == pytest.approx((2 / 32 + 10 / 32) / 2)
@@ -59,10 +60,14 @@ def test_no_supported_claim_gives_zero_not_missing():
 
 
 def test_unjudged_response_counts_only_in_the_unparseable_rate():
-    """An unreadable verdict anywhere in the chain leaves the response out of the claim metrics and FRR numerator."""
+    """An unreadable verdict anywhere in the chain leaves the response out of every metric (claim metrics, FRR,
+    no-claim and abstain rates: numerator and denominator) but the unparseable rate."""
     values = lw.sample_metrics(record("unjudged", 5, 3))
-    assert values["judge_unparseable_rate"] == 1.0 and values["false_refusal_rate"] == 0.0
-    assert values["precision"] is None and values["f1_at_k"] is None
+    assert values["judge_unparseable_rate"] == 1.0
+    assert all(values[m] is None for m in lw.BENCHMARK.metric_names if m != "judge_unparseable_rate")
+    r = summary([record("refused"), record("judged", 4, 4), record("unjudged", 5, 3)])
+    assert r["false_refusal_rate"] == 0.5 and r["counted"]["false_refusal_rate"] == 2
+    assert r["judge_unparseable_rate"] == pytest.approx(1 / 3)
     assert lw.sample_metrics({"response": "x", "outcome": "unjudged", "judge": "none"})["precision"] is None
 
 

@@ -1,6 +1,7 @@
 """NonExistentRefusal judging and false-acceptance metrics on hand-built judged samples."""
 
 import json
+import math
 
 import pytest
 
@@ -8,6 +9,7 @@ from hallu_metrics import nonexistent_refusal as ne
 from hallu_metrics.judges import JudgeSet, Verdict, make_judge
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import BENCHMARKS
+from hallu_metrics.stats import mean_of_counted
 from hallubench.backends import CallCache
 from hallubench.loopback import LoopbackChatServer
 from hallubench.scoring import score
@@ -53,14 +55,25 @@ def judged(benchmark, responses, docs, judge=None):
     return judge_responses(benchmark, responses, docs, judges)
 
 
-def test_false_acceptance_rate_is_believed_over_all_samples():
-    """FAR = believed / N with unjudged samples in N; lm-eval's per-sample means give the same numbers."""
+def test_false_acceptance_rate_is_believed_over_judged_samples():
+    """FAR = believed / judged: an unjudged sample (unreadable verdict) is left out of it, never counted as a
+    refusal, and only raises judge_unparseable_rate (over N); lm-eval's per-sample means give the same numbers."""
     outcomes = ["believed", "not_believed", "believed", "unjudged", "not_believed"]
     r = ne.GENERATED.summarize([{"outcome": o} for o in outcomes], [{}] * 5)
-    assert r["n"] == 5 and r["false_acceptance_rate"] == 2 / 5 and r["judge_unparseable_rate"] == 1 / 5
+    assert r["n"] == 5 and r["false_acceptance_rate"] == 2 / 4 and r["judge_unparseable_rate"] == 1 / 5
+    assert r["counted"]["false_acceptance_rate"] == 4
     per_sample = [ne.sample_metrics({"outcome": o}) for o in outcomes]
-    assert sum(s["false_acceptance_rate"] for s in per_sample) / 5 == r["false_acceptance_rate"]
+    assert mean_of_counted([s["false_acceptance_rate"] for s in per_sample]) == r["false_acceptance_rate"]
     assert sum(s["judge_unparseable_rate"] for s in per_sample) / 5 == r["judge_unparseable_rate"]
+
+
+def test_all_verdicts_unreadable_leaves_the_rate_undefined_not_zero():
+    """A judge that never answers in the expected format: the false acceptance rate is undefined (None, NaN in
+    lm-eval), not 0 (the best score), and the unreadable share is 1."""
+    r = ne.MIXED.summarize([{"outcome": "unjudged"}] * 3, [{"domain": "animal"}] * 3)
+    assert r["false_acceptance_rate"] is None and r["judge_unparseable_rate"] == 1.0
+    assert r["breakdowns"]["domain"][0]["false_acceptance_rate"] is None
+    assert math.isnan(mean_of_counted([ne.sample_metrics({"outcome": "unjudged"})["false_acceptance_rate"]] * 3))
 
 
 def test_judged_records_and_breakdown_per_domain_and_place_tier():
@@ -72,7 +85,7 @@ def test_judged_records_and_breakdown_per_domain_and_place_tier():
     assert [r["outcome"] for r in records] == ["believed", "not_believed", "believed", "unjudged"]
     assert records[3]["verdict"]["raw"] == "??"
     summary = ne.GENERATED.summarize(records, DOCS)
-    assert summary["false_acceptance_rate"] == 0.5
+    assert summary["false_acceptance_rate"] == 2 / 3  # the unreadable verdict is left out
     domains = {row["value"]: row for row in summary["breakdowns"]["domain"]}
     tiers = {row["value"]: row for row in summary["breakdowns"]["place_tier"]}
     assert domains["animal"]["false_acceptance_rate"] == 1.0

@@ -17,7 +17,8 @@ def summary(outcomes, difficulties=None):
 
 
 def test_rates_follow_the_paper_definitions():
-    """FRR over N, hallucination rate over attempted-and-judged answers, unjudged only in its own rate."""
+    """FRR and correct rate over judged samples (readable verdicts), hallucination rate over attempted-and-judged
+    answers, unjudged only in its own rate (over N)."""
     outcomes = [
         "abstained",
         "correct",
@@ -30,10 +31,10 @@ def test_rates_follow_the_paper_definitions():
     ]
     r = summary(outcomes)
     assert r["n"] == 8
-    assert r["false_refusal_rate"] == 2 / 8
+    assert r["false_refusal_rate"] == 2 / 7 and r["counted"]["false_refusal_rate"] == 7
     assert r["hallucination_rate"] == 3 / 5 and r["counted"]["hallucination_rate"] == 5
-    assert r["correct_rate"] == 2 / 8
-    assert r["judge_unparseable_rate"] == 1 / 8
+    assert r["correct_rate"] == 2 / 7 and r["counted"]["correct_rate"] == 7
+    assert r["judge_unparseable_rate"] == 1 / 8 and r["counted"]["judge_unparseable_rate"] == 8
     assert r["counts"] == {"abstained": 2, "correct": 2, "hallucinated": 3, "unjudged": 1}
 
 

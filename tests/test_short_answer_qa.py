@@ -80,14 +80,17 @@ def test_public_grader_regex_reads_capitals_inside_words():
 
 
 def test_rates_and_f_score_follow_simpleqa_and_hallulens():
-    """10 replies: 4 correct, 2 incorrect, 3 not attempted, 1 unjudged. Hallucination = 2/6, false refusal = 3/10,
-    correct = 4/10, accuracy given attempted = 4/6, F = harmonic mean(0.4, 2/3) = 0.5."""
+    """10 replies: 4 correct, 2 incorrect, 3 not attempted, 1 unjudged (9 graded). Hallucination = 2/6, false
+    refusal = 3/9, correct = 4/9, accuracy given attempted = 4/6, F = harmonic mean(4/9, 2/3) = 8/15; simple-evals'
+    not attempted (the unreadable grade read as C) = 4/10."""
     r = summary(["correct"] * 4 + ["incorrect"] * 2 + ["not_attempted"] * 3 + ["unjudged"])
     assert r["hallucination_rate"] == pytest.approx(2 / 6) and r["counted"]["hallucination_rate"] == 6
-    assert r["false_refusal_rate"] == pytest.approx(0.3) and r["correct_rate"] == pytest.approx(0.4)
+    assert r["false_refusal_rate"] == pytest.approx(3 / 9) and r["correct_rate"] == pytest.approx(4 / 9)
+    assert r["counted"]["false_refusal_rate"] == r["counted"]["correct_rate"] == 9
     assert r["accuracy_given_attempted"] == pytest.approx(4 / 6)
     assert r["judge_unparseable_rate"] == pytest.approx(0.1)
-    assert r["f_score"] == pytest.approx(2 * 0.4 * (4 / 6) / (0.4 + 4 / 6)) == pytest.approx(0.5)
+    assert r["not_attempted_rate_reference"] == pytest.approx(0.4)
+    assert r["f_score"] == pytest.approx(2 * (4 / 9) * (4 / 6) / (4 / 9 + 4 / 6)) == pytest.approx(8 / 15)
     assert r["counts"] == {"correct": 4, "incorrect": 2, "not_attempted": 3, "unjudged": 1}
 
 

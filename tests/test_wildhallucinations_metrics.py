@@ -37,14 +37,15 @@ def test_per_sample_values_for_each_outcome():
     zero facts: responding, skipped by WildFActScore, strict 0; unjudged: counts only as unparseable."""
     assert sample_metrics(ABSTAINED) == {
         "response_rate": 0.0, "judge_unparseable_rate": 0.0, "wildfactscore": None, "wildfactscore_strict": 0.0,
-        "facts_per_response": None, "wildfactscore_length_penalized": None}
+        "facts_per_response": None, "facts_per_response_reference": None, "wildfactscore_length_penalized": None}
     full = sample_metrics(ALL_SUPPORTED)
     assert (full["wildfactscore"], full["wildfactscore_strict"], full["facts_per_response"]) == (1.0, 1.0, 4.0)
     one = sample_metrics(ONE_UNSUPPORTED)
     assert (one["wildfactscore"], one["wildfactscore_strict"], one["response_rate"]) == (0.75, 0.0, 1.0)
     empty = sample_metrics(NO_FACTS)
     assert (empty["wildfactscore"], empty["wildfactscore_strict"], empty["response_rate"],
-            empty["facts_per_response"]) == (None, 0.0, 1.0, 0.0)
+            empty["facts_per_response"], empty["facts_per_response_reference"]) == (None, 0.0, 1.0, 0.0, None)
+    assert full["facts_per_response_reference"] == 4.0
     unjudged = sample_metrics(UNJUDGED)
     assert unjudged["judge_unparseable_rate"] == 1.0
     assert all(unjudged[m] is None for m in BENCHMARK.metric_names if m != "judge_unparseable_rate")
@@ -59,9 +60,26 @@ def test_summary_over_the_four_cases():
     assert result["wildfactscore_strict"] == pytest.approx(0.25)
     assert result["response_rate"] == pytest.approx(0.75)
     assert result["facts_per_response"] == pytest.approx(8 / 3)
+    assert result["facts_per_response_reference"] == pytest.approx(8 / 2)  # FActScore's: fact-bearing responses
     assert result["counts"] == {"abstained": 1, "all_supported": 1, "some_unsupported": 1, "no_facts": 1,
                                 "unjudged": 0}
     assert result["counted"]["wildfactscore"] == 2 and result["counted"]["wildfactscore_strict"] == 4
+
+
+def test_an_unjudged_response_is_out_of_the_response_rate_in_every_path():
+    """The bug fixed: a response that did not abstain but has an unreadable fact verdict counted as responding in
+    `score` and lm-eval (2 / 3) and not in the evaluate module (1 / 2). It counts only as unparseable everywhere."""
+    import evaluate
+
+    unjudged_after_abstention = record("unjudged", 3, 1, abstained=False)  # as judge_item writes it
+    records = [ABSTAINED, ALL_SUPPORTED, unjudged_after_abstention]
+    assert sample_metrics(unjudged_after_abstention)["response_rate"] is None
+    assert BENCHMARK.summarize(records, [doc()] * 3)["response_rate"] == 0.5
+    module = evaluate.load(module_path("wildhallucinations"))
+    result = module.compute(outcomes=[r["outcome"] for r in records], supported_facts=[0, 4, 1],
+                            total_facts=[0, 4, 3], categories=["geographic"] * 3, knowledge_urls=[[]] * 3,
+                            perplexities=[None] * 3)
+    assert result["response_rate"] == 0.5 and result["judge_unparseable_rate"] == pytest.approx(1 / 3)
 
 
 def test_length_penalty_is_factscores():
