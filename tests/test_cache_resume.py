@@ -54,7 +54,9 @@ def test_cache_key_covers_model_messages_and_decoding():
 def test_cache_keys_stay_stable_across_versions():
     """Caches written by earlier versions stay valid: the key covers every request field, and two keys
     computed when the format was fixed (sampled, with non-ASCII and a lone surrogate; greedy) still match."""
-    assert {field.name for field in fields(ChatRequest)} == {"messages", "temperature", "top_p", "max_tokens", "seed"}
+    assert {field.name for field in fields(ChatRequest)} == {
+        "messages", "temperature", "top_p", "max_tokens", "seed", "response_format"  # the last keyed only when set
+    }
     sampled = ChatRequest.from_messages(
         [{"role": "system", "content": "Judge."}, {"role": "user", "content": "Is \u00e9t\u00e9 \ud800 ok?"}],
         temperature=0.7, top_p=0.9, max_tokens=64, seed=3,
