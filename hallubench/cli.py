@@ -25,25 +25,31 @@ def _model_args(args: argparse.Namespace) -> int:
 
 
 def run_lm_eval(lm_eval_args: list[str]) -> int:
-    """Run lm-eval's own CLI in-process with hallubench's task folder included."""
+    """Run lm-eval's own CLI in-process with hallubench's task folder included, after the checks of
+    ``hallubench.eval_checks`` (all made before any model loads). Exit 2 when judging raised after generation (the
+    responses are saved for ``hallubench score``; the message says where)."""
     from lm_eval.__main__ import cli_evaluate
 
-    from hallubench.eval_checks import check_dataset_keys, check_tasks, metadata_of, option_value
+    from hallubench.eval_checks import check_eval_args, own_tasks_only
     from lm_eval_tasks import TASKS_DIR
+    from lm_eval_tasks.judged_task import JUDGING_FAILURES
 
-    if "--include_path" in lm_eval_args:
+    if "--include_path" in lm_eval_args or any(a.startswith("--include_path=") for a in lm_eval_args):
         raise HallubenchError("hallubench eval adds --include_path itself; call lm_eval directly to pass another one")
-    tasks = option_value(lm_eval_args, "--tasks")
-    if tasks and tasks != "list":
-        from lm_eval.tasks import TaskManager
-
-        check_tasks(tasks.split(","), TaskManager(include_path=str(TASKS_DIR)).all_tasks)
-    check_dataset_keys(metadata_of(lm_eval_args))
+    only_ours = check_eval_args(lm_eval_args, TASKS_DIR)
     sys.argv = ["lm_eval", *lm_eval_args, "--include_path", str(TASKS_DIR)]
+    del JUDGING_FAILURES[:]
     try:
-        cli_evaluate()
+        with own_tasks_only(only_ours):
+            cli_evaluate()
     except ValueError as exc:  # lm-eval's own errors on bad arguments
         raise HallubenchError(f"lm_eval: {exc}") from exc
+    if JUDGING_FAILURES:
+        raise HallubenchError("; ".join(
+            f"{task}: judging failed after generation ({error}); the responses are saved in {path or 'no file'}: "
+            f"judge them with hallubench score --task {task} --samples {path or '<samples file>'}"
+            for task, path, error in JUDGING_FAILURES
+        ))
     return 0
 
 

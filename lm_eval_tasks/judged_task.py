@@ -246,7 +246,7 @@ class JudgedTask(ConfigurableTask):
     def set_config(self, key: str, value: Any, update: bool = False) -> None:
         """lm-eval's ``--num_fewshot N`` arrives here: N > 0 is refused (the only split is the test set)."""
         if key == "num_fewshot" and value:
-            raise HallubenchError(zero_shot_message(self.config.task, value))
+            raise HallubenchError(f"{self.config.task}: {zero_shot_message(value)}")
         super().set_config(key, value, update)
 
     def override_metric(self, metric_name: str) -> None:
@@ -267,10 +267,10 @@ class JudgedTask(ConfigurableTask):
         super().build_all_requests(tokenizer_name=f"{tokenizer_name}-hallubench_set{fingerprint}", **kwargs)
 
 
-def zero_shot_message(task: str, shots: Any) -> str:
+def zero_shot_message(shots: Any) -> str:
     """Why ``--num_fewshot N`` is refused."""
     return (
-        f"{task}: --num_fewshot {shots} refused: hallubench tasks are zero-shot, as in their papers, and have only a "
+        f"--num_fewshot {shots} refused: hallubench tasks are zero-shot, as in their papers, and have only a "
         "test split, so shots would be drawn from the test set itself (test questions with their gold answers in the "
         "prompts); drop --num_fewshot (run few-shot tasks of other suites in a separate lm_eval call)"
     )

@@ -53,3 +53,31 @@ def test_report_reads_lm_eval_results_and_refuses_other_files(tmp_path, capsys):
     (tmp_path / "junk.json").write_text("[1, 2]")
     assert main(["report", str(tmp_path / "junk.json")]) == 2
     assert "neither a hallubench RESULT.json nor an lm-eval results file" in capsys.readouterr().err
+
+
+def test_report_prints_the_unreadable_share_and_na_for_undefined_rates(tmp_path, capsys):
+    """A judge that answered in the wrong format: the report shows the false acceptance rate as n/a (lm-eval's NaN
+    and a RESULT.json's null alike) next to a 100% unreadable share; the CSV leaves undefined cells empty."""
+    from hallu_metrics import nonexistent_refusal
+
+    result = nonexistent_refusal.MIXED.summarize([{"outcome": "unjudged"}] * 2, [{"domain": "animal"}] * 2)
+    result.update(task="mixedentities", model="model-a")
+    (tmp_path / "a.json").write_text(json.dumps(result))
+    lm_eval = {
+        "results": {"mixedentities": {"false_acceptance_rate,judged": float("nan"),
+                                      "false_acceptance_rate_stderr,judged": "N/A",
+                                      "judge_unparseable_rate,judged": 1.0,
+                                      "judge_unparseable_rate_stderr,judged": 0.0}},
+        "configs": {"mixedentities": {}},
+        "config": {"model_args": "pretrained=/models/model-b"},
+        "n-samples": {"mixedentities": {"effective": 2}},
+    }
+    (tmp_path / "results_b.json").write_text(json.dumps(lm_eval))  # json writes NaN as lm-eval does
+    assert main(["report", str(tmp_path / "a.json"), str(tmp_path / "results_b.json"), "--out",
+                 str(tmp_path / "out")]) == 0
+    markdown = capsys.readouterr().out
+    assert "| model | n | false_acceptance_rate (%) | judge_unparseable_rate (%) |" in markdown
+    assert "| model-a | 2 | n/a | 100.0 ± 0.0 |" in markdown and "| model-b | 2 | n/a | 100.0 ± 0.0 |" in markdown
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "out" / "report.csv").read_text())))
+    far = [r for r in rows if r["metric"] == "false_acceptance_rate"]
+    assert [(r["value"], r["stderr"]) for r in far] == [("", ""), ("", "")]

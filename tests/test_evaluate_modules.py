@@ -64,3 +64,25 @@ def test_unknown_module_name_is_refused():
     assert {"hallulens_nonexistent_refusal", "hallulens_precisewikiqa", "halueval_recognition"} <= set(module_names())
     with pytest.raises(ValueError, match="hallulens_precisewikiqa"):
         module_path("hallulens_precisewikiqa_typo")
+
+
+def test_faithfulness_module_takes_judge_scores_for_the_scorer_tasks():
+    """faithfulness_hhem / _baseline records hold a judge's 1-5 score, not a reply: `scores` (None = unreadable or
+    failed) replaces reading `predictions`; the unreadable pair is left out of residual and score."""
+    result = load("faithfulness_rubric").compute(
+        predictions=["", "", ""], references=[5.0, 1.0, 5.0], types=["gold_full", "intrinsic", "gold_full"],
+        hallucinated_shares=[0.0, 1.0, 0.0], progression_kinds=["none"] * 3, scores=[4.5, 2.0, None],
+        outcomes=["scored", "scored", "failed"])
+    assert result["residual"] == pytest.approx((0.5 + 1.0) / 2) and result["score"] == pytest.approx(3.25)
+    assert result["unparseable_rate"] == pytest.approx(1 / 3) and result["counts"]["failed"] == 1
+
+
+def test_anah_module_official_labels_give_the_replays_columns():
+    """With the replay's labels, the official columns are the replay's (an unreadable turn-3 reply, None in the
+    records, is eval.py's not-hallucinated); an unknown official label is refused."""
+    module = load("anah_v2_ref")
+    result = module.compute(sentence_labels=[["ok", "unparseable"]], languages=["en"],
+                            official_labels=[["contradictory", None]])
+    assert result["response_hallucination_rate"] == 0.0 and result["response_hallucination_rate_official"] == 0.5
+    with pytest.raises(ValueError, match="unknown official labels"):
+        module.compute(sentence_labels=[["ok"]], languages=["en"], official_labels=[["fine"]])

@@ -197,7 +197,7 @@ def hhem_case(tmp_path) -> Case:
                 faults={("summary_consistency", responses[4]): "unreadable",
                         ("summary_consistency", responses[5]): "failed"},
                 answers={"summary_consistency": lambda item: 0.9 if "calm" in item["hypothesis"] else 0.2},
-                cut_when="long long")
+                cut_when="long")
 
 
 ANAH_DOCUMENT = "The Amazon is a river in South America. It is about 6,400 km long. It flows into the Atlantic."

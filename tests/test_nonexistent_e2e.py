@@ -74,6 +74,7 @@ def test_group_run_with_the_local_model(tmp_path):
     key = "false_acceptance_rate,judged"
     subtasks = [results["mixedentities"][key], results["generatedentities"][key]]
     assert results["nonexistent_refusal"][key] == pytest.approx(sum(subtasks) / 2)
+    assert results["nonexistent_refusal"]["judge_unparseable_rate,judged"] == 0.0  # the group row's unreadable share
 
     samples = next((tmp_path / "out").rglob("samples_mixedentities_*.jsonl"))
     proc = run([*hb, "score", "--task", "mixedentities", "--samples", str(samples), "--out", str(tmp_path / "r.json")])

@@ -37,3 +37,30 @@ def test_scores_print_on_their_own_scale_not_as_percent():
     table = report.table(result, bench)
     assert "rubric_score (1-5)" in table and "| **all** | 2 | 3.50 ± 0.50 |" in table
     assert report.fmt(score, 3.5) == "3.50"
+
+
+def test_longwiki_table_prints_the_reference_abstain_ratio_and_the_unreadable_share():
+    """The LongWiki table (score's and report's) has the paper's columns, the reference code's abstain ratio and the
+    unreadable share; an undefined metric prints n/a, never 0."""
+    from hallu_metrics import longwiki
+
+    records = [{"outcome": o, "n_claims": 0, "supported": 0, "k": 32} for o in ("refused", "no_claims", "unjudged")]
+    result = longwiki.BENCHMARK.summarize(records, [{"level": None}] * 3)
+    result["task"] = "longwiki"
+    header, _, row = report.table(result, longwiki.BENCHMARK).splitlines()[:3]
+    assert header.endswith("| abstain_rate_reference (%) | judge_unparseable_rate (%) |")
+    assert row == "| **all** | 3 | 50.0 ± 50.0 | n/a | n/a | n/a | 100.0 ± 0.0 | 33.3 ± 33.3 |"
+
+
+def test_nan_and_lm_eval_na_stderr_print_as_na():
+    """lm-eval's undefined mean (NaN) and its "N/A" stderr are shown as n/a, not "nan"."""
+    rate = precisewikiqa.BENCHMARK.metric("hallucination_rate")
+    assert report.fmt(rate, float("nan")) == "n/a"
+    assert report.fmt(rate, 0.25, "N/A") == "25.0" and report.fmt(rate, 0.25, float("nan")) == "25.0"
+
+
+def test_unreadable_banner_names_the_share_and_failures():
+    text = report.unreadable_banner("mixedentities", "judge_unparseable_rate", 0.25, 2, 8, 1, "re-run")
+    assert "mixedentities: 2 of 8 items have UNREADABLE or failed judge verdicts (judge_unparseable_rate 25.0%;" in text
+    assert "1 JUDGE VERDICTS FAILED after retries" in text and "[hallubench] re-run" in text
+    assert "count toward no other metric" in text

@@ -6,8 +6,9 @@ from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, metric_info
 from hallu_metrics.nonexistent_refusal import GENERATED
 
 _DESCRIPTION = """NonExistentRefusal (HalluLens section 3.3, MixedEntities / GeneratedEntities): false_acceptance_rate
-(believed / judged samples; an unjudged sample counts only in judge_unparseable_rate), judge_unparseable_rate, binomial stderr, counts, and the
-same rates per domain and per place tier (`breakdowns.domain`, `breakdowns.place_tier`: rows with value, n, stderr)."""
+(believed / judged samples; an unjudged sample counts only in judge_unparseable_rate, and the rate is None when no
+sample is judged), judge_unparseable_rate (unjudged / N), binomial stderr, counts, and the same rates per domain and
+per place tier (`breakdowns.domain`, `breakdowns.place_tier`: rows with value, n, stderr)."""
 
 _INPUTS = """
 Args:
