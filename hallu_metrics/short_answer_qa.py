@@ -17,7 +17,6 @@ C); :func:`parse_grade` accepts only whole-token letters or label words and call
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +24,7 @@ from hallu_metrics.contract import Metric
 from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.judge_set import JudgeSet
+from hallu_metrics.judges.parsing import VerdictReader
 from hallu_metrics.judges.prompts import DATA_NOTICE, data_block
 from hallu_metrics.judges.rules import is_abstention_precisewikiqa, matches_gold
 
@@ -32,20 +32,18 @@ LETTERS = {"A": "CORRECT", "B": "INCORRECT", "C": "NOT_ATTEMPTED"}
 OUTCOME_OF = {"CORRECT": "correct", "INCORRECT": "incorrect", "NOT_ATTEMPTED": "not_attempted"}
 OUTCOMES = ("correct", "incorrect", "not_attempted", "unjudged")
 
-_LETTER = re.compile(r"(?<![\w-])([ABC])(?![\w-])")  # capitals only: "a" is an article, not a grade
-_WORD = re.compile(r"(?<![\w-])(NOT[ _]ATTEMPTED|INCORRECT|CORRECT)(?![\w-])", re.IGNORECASE)
-_NEGATED = re.compile(r"\b(?:not|isn't|is not)\s+(?:in)?correct\b", re.IGNORECASE)
+_GRADE = VerdictReader(
+    {**LETTERS, **{label: label for label in LETTERS.values()}, "NOT ATTEMPTED": "NOT_ATTEMPTED"}, key="grade"
+)
 
 
 def parse_grade(text: str) -> str | None:
-    """The grade of a grader reply: exactly one distinct label named by whole-token letters (A/B/C, capitals) or
-    label words (CORRECT, INCORRECT, NOT_ATTEMPTED / NOT ATTEMPTED, any case); "A: CORRECT" is fine. No label,
-    two different labels, or a negated word ("not correct") is unparseable (None)."""
-    if _NEGATED.search(text):
-        return None
-    found = {LETTERS[m.group(1)] for m in _LETTER.finditer(text)}
-    found |= {re.sub(r"[ _]", "_", m.group(1).upper()) for m in _WORD.finditer(text)}
-    return found.pop() if len(found) == 1 else None
+    """The grade a grader reply states (docs/design.md reader rules): a grade letter (A/B/C, capitals only: "a"
+    is an article) or label word (CORRECT, INCORRECT, NOT_ATTEMPTED / NOT ATTEMPTED, any case) given as the
+    reply, its first word (``B: INCORRECT - ...``, ``**C**``), a ``Grade: X`` line, a last line, a JSON
+    ``{"grade": ...}`` field, or a closing ``... is X.`` with no other grade named. Letters and words that
+    only occur in the grader's reasoning are not a grade; two different stated grades are unreadable (None)."""
+    return _GRADE(text)
 
 
 def _grader_messages(item: dict) -> list[dict[str, str]]:

@@ -20,6 +20,7 @@ import re
 
 from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
+from hallu_metrics.judges.parsing import is_echoed_marker, visible_reply
 from hallu_metrics.judges.prompts import DATA_NOTICE, data_block
 
 NO_FACTS = "NONE"
@@ -79,12 +80,19 @@ def _messages(item: dict) -> list[dict[str, str]]:
 
 
 def parse_facts(text: str) -> list[str] | None:
-    """Facts listed one per line after ``- `` (or ``*``, a bullet, ``1.``), duplicates dropped; ``[]`` for a
-    reply that is just ``NONE``; None when the reply lists nothing."""
-    stripped = text.strip().strip(".").strip()
+    """Facts listed one per line after ``- `` (or ``*``, a bullet, ``1.``), after a ``<think>`` block, duplicates
+    and echoed data-block markers (``BEGIN``, ``END SENTENCE``) dropped; ``[]`` for a reply that is just
+    ``NONE``; None when the reply lists nothing."""
+    reply = visible_reply(text)
+    if reply is None:
+        return None
+    stripped = reply.strip().strip(".*").strip()
     if stripped.upper() == NO_FACTS:
         return []
-    facts = [match.group(1) for line in text.splitlines() if (match := _FACT_LINE.match(line))]
+    facts = [
+        match.group(1) for line in reply.splitlines()
+        if (match := _FACT_LINE.match(line)) and not is_echoed_marker(match.group(1))
+    ]
     return list(dict.fromkeys(facts)) or None
 
 

@@ -19,6 +19,7 @@ import unicodedata
 
 from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
+from hallu_metrics.judges.parsing import is_echoed_marker, visible_reply
 from hallu_metrics.judges.prompts import DATA_NOTICE, data_block
 
 NO_CLAIMS = "No verifiable claims."
@@ -102,18 +103,22 @@ _NO_CLAIMS = re.compile(r"\bno (?:verifiable |available |checkable )?(?:claims?|
 
 
 def parse_claims(text: str) -> list[str] | None:
-    """The claims of an extractor reply: its bullet lines ("- ", "* ", "1. "); ``[]`` for the no-claims
-    marker (also VeriScore's "No available facts"); None when the reply has neither (unreadable)."""
+    """The claims of an extractor reply: its bullet lines ("- ", "* ", "1. ") kept verbatim (outer whitespace
+    aside), after a ``<think>`` block, echoed data-block markers left out; ``[]`` for the no-claims marker
+    (also VeriScore's "No available facts"); None when the reply has neither (unreadable)."""
+    reply = visible_reply(text)
+    if reply is None:
+        return None
     claims = []
-    for line in text.splitlines():
+    for line in reply.splitlines():
         match = _BULLET.match(line)
         if match:
-            claim = match.group("claim").strip().strip("\"'`").strip()
-            if claim and not _NO_CLAIMS.fullmatch(claim.rstrip(".")):
+            claim = match.group("claim").strip()  # verbatim: quotes are part of a claim ("Thriller" is an album)
+            if claim and not _NO_CLAIMS.fullmatch(claim.rstrip(".")) and not is_echoed_marker(claim):
                 claims.append(claim)
     if claims:
         return claims
-    return [] if _NO_CLAIMS.search(text) else None
+    return [] if _NO_CLAIMS.search(reply) else None
 
 
 _WORD = re.compile(r"[^\W\d_]{3,}|\d+")
