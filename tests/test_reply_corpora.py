@@ -35,7 +35,10 @@ MIN_CASES = 30
 READERS = {
     "hallu_metrics.judges.parsing:parse_json_bool",
     "hallu_metrics.judges.parsing:parse_label",
-    "hallu_metrics.judges.parsing:parse_score",
+    "hallu_metrics.faithfulness.rubric:parse_rubric_score",  # parse_score on the 1-5 scale
+    "hallu_metrics.longform.claims:parse_claims",
+    "hallu_metrics.longform.atomic_facts:parse_facts",
+    "hallu_metrics.short_answer_qa:parse_grade",
     "hallu_metrics.faitheval:read_choice",
     "hallu_metrics.faitheval:read_keyword",
     "hallu_metrics.halueval:extract_judgement",

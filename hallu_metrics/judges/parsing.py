@@ -118,7 +118,7 @@ class VerdictReader:
         label = rf"[(\[<]?(?P<label>{alternatives})[)\]>]?"
         self._any = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])")
         self._marked = re.compile(
-            rf"(?:^|(?<=[.!?;]))\s*(?i:{_MARKERS})\s*(?:[:=\-\u2013]\s*|\s+)\s*{label}{_AFTER_LABEL}"
+            rf"(?:^|(?<=[.!?;,]))\s*(?i:{_MARKERS})(?:\s*[:=\-\u2013]\s*|(?<=[Ii][Ss])\s+){label}{_AFTER_LABEL}"
         )
         self._leading = re.compile(rf"^\s*{label}{_AFTER_LABEL}")
         self._alone = re.compile(rf"^\s*{label}\s*[.!]?\s*$")
@@ -161,7 +161,7 @@ class VerdictReader:
 
 def parse_label(text: str, labels: tuple[str, ...], key: str = "verdict") -> str | None:
     """One of ``labels`` as the reply states its verdict (:class:`VerdictReader`); None when unreadable."""
-    return _label_reader(labels, key)(text)
+    return _label_reader(tuple(labels), key)(text)
 
 
 _READERS: dict[tuple[tuple[str, ...], str], VerdictReader] = {}
