@@ -1,0 +1,90 @@
+"""lm-eval used as its users use it, without a model: --num_fewshot refused, --predict_only judges nothing,
+the request cache keyed by the test set, judge specs cut by lm-eval's comma splitting caught at task load,
+an unreachable judge caught before generation, and responses saved when judging raises after generation."""
+
+import json
+
+import datasets
+import pytest
+from lm_eval.api.task import ConfigurableTask
+from lm_eval.tasks import TaskManager
+
+from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
+from hallubench.errors import HallubenchError
+from lm_eval_tasks import TASKS_DIR, judged_task
+from lm_eval_tasks.judged_task import JudgeFilter
+
+
+def tiny_set(path, answer="Paris"):
+    rows = [{"id": f"x{i}", "question": f"Q{i}?", "answer": answer, "title": "T", "reference": "r", "difficulty": i}
+            for i in range(3)]
+    datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)}).save_to_disk(str(path))
+    return str(path)
+
+
+def load_task(metadata):
+    return TaskManager(include_path=str(TASKS_DIR), metadata=metadata).load(["precisewikiqa"])["tasks"]["precisewikiqa"]
+
+
+def test_num_fewshot_above_zero_is_refused(tmp_path):
+    task = load_task({"dataset": tiny_set(tmp_path / "d"), "judge": "rule"})
+    with pytest.raises(HallubenchError, match="--num_fewshot 5 refused: hallubench tasks are zero-shot"):
+        task.set_config(key="num_fewshot", value=5)
+    task.set_config(key="num_fewshot", value=0)  # zero shots are what the task does anyway
+
+
+def test_predict_only_builds_and_calls_no_judge(tmp_path):
+    """With a judge that could only fail (nothing listens), --predict_only's bypass leaves every record unjudged
+    at once, saying how to judge it later."""
+    dead = "openai:base_url=http://127.0.0.1:9/v1,model=j,max_retries=0"
+    task = load_task({"dataset": tiny_set(tmp_path / "d"), "judge": dead, "judge_probe_timeout": 0})
+    task.override_metric("bypass")
+    [ensemble] = task._filters
+    records = [json.loads(r) for r in ensemble.filters[-1]().apply(["Paris.", "Lyon."], [{}, {}])]
+    assert [r["outcome"] for r in records] == ["unjudged", "unjudged"]
+    assert "--predict_only" in records[0]["unjudged_reason"] and "hallubench score" in records[0]["unjudged_reason"]
+    assert task.config.metadata["hallubench_judging"].startswith("skipped (--predict_only)")
+
+
+def test_request_cache_key_differs_per_test_set(tmp_path, monkeypatch):
+    """lm-eval keys --cache_requests by task name and shots; the key also carries the set's fingerprint here."""
+    seen = []
+    monkeypatch.setattr(ConfigurableTask, "build_all_requests", lambda self, **kw: seen.append(kw["tokenizer_name"]))
+    for name, answer in (("a", "Paris"), ("b", "Rome")):
+        task = load_task({"dataset": tiny_set(tmp_path / name, answer), "judge": "rule"})
+        task.build_all_requests(tokenizer_name="tok", cache_requests=True)
+    assert seen[0] != seen[1] and all(key.startswith("tok-hallubench_set") for key in seen)
+
+
+@pytest.mark.parametrize("metadata, message", [
+    ({"judge": "openai:base_url=http://127.0.0.1:9/v1", "model": "m"}, "lm-eval splits `--metadata k=v,k=v`"),
+    ({"judge": "openai:base_url=http://127.0.0.1:9/v1,model=m,concurency=4"}, "unknown keys"),
+    ({"judge": "rules"}, "unknown kind 'rules'"),
+])
+def test_bad_judge_specs_fail_at_task_load(tmp_path, metadata, message):
+    with pytest.raises(HallubenchError, match=message):
+        load_task({"dataset": tiny_set(tmp_path / "d"), **metadata})
+
+
+def test_unreachable_judge_is_caught_before_generation(tmp_path):
+    task = load_task({"dataset": tiny_set(tmp_path / "d"), "judge": "openai:base_url=http://127.0.0.1:9/v1,model=j",
+                      "judge_probe_timeout": 2})
+    with pytest.raises(HallubenchError, match="unreachable.*judge_probe_timeout=0"):
+        task.build_all_requests(tokenizer_name="")
+
+
+def test_judging_that_raises_keeps_the_responses_for_score(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HALLUBENCH_CACHE", str(tmp_path / "cache" / "calls.sqlite"))
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("judge chain broke")
+
+    monkeypatch.setattr(judged_task, "judge_responses", broken)
+    docs = [{"id": "x0", "question": "Capital of France?", "answer": "Paris"}]
+    records = [json.loads(r) for r in JudgeFilter(PRECISEWIKIQA, {"judge": "rule"}, "precisewikiqa").apply(["Paris."],
+                                                                                                             docs)]
+    assert records[0]["outcome"] == "unjudged" and "judge chain broke" in records[0]["unjudged_reason"]
+    [saved] = (tmp_path / "cache" / "unjudged").glob("samples_precisewikiqa_*.jsonl")
+    line = json.loads(saved.read_text().splitlines()[0])
+    assert line["doc"] == docs[0] and line["resps"] == [["Paris."]]
+    assert str(saved) in capsys.readouterr().err
