@@ -88,3 +88,21 @@ def test_judging_that_raises_keeps_the_responses_for_score(tmp_path, monkeypatch
     line = json.loads(saved.read_text().splitlines()[0])
     assert line["doc"] == docs[0] and line["resps"] == [["Paris."]]
     assert str(saved) in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--model", "hf", "--metadata", '{"dataset": "SET", "judge": "rules"}'], "unknown kind 'rules'"),
+    (["--model", "local-chat-completions", "--metadata", '{"dataset": "SET"}'], "add --apply_chat_template"),
+    (["--model", "hf", "--num_fewshot", "3", "--metadata", '{"dataset": "SET"}'], "--num_fewshot 3 refused"),
+    (["--model", "hf", "--metadata", '{"dataset": "sets/pwqa-2026-1"}'], "a local path, not a Hub id"),
+])
+def test_hallubench_eval_first_hour_mistakes_end_in_one_line_before_any_model(tmp_path, monkeypatch, capsys, args,
+                                                                               message):
+    from hallubench.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sets").mkdir()
+    dataset = tiny_set(tmp_path / "d")
+    argv = ["eval", "--tasks", "precisewikiqa", *(a.replace("SET", dataset) for a in args)]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
