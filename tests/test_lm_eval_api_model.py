@@ -1,0 +1,61 @@
+"""The path most users take with vLLM: lm-eval's own API model (`local-chat-completions`) against an
+OpenAI-compatible server (here a loopback server with scripted replies, acting as the model under test and as
+the LLM judge, which answers in markdown around its JSON as chat models do), through `hallubench eval` with
+`--log_samples`, then `hallubench score` on the samples it wrote: both give the numbers the replies imply."""
+
+import json
+import os
+import subprocess
+import sys
+
+import datasets
+
+from hallu_metrics.precisewikiqa import BENCHMARK
+from hallubench.loopback import LoopbackChatServer
+
+ANSWERS = {"What is the capital of France?": ("Paris", "Paris."),
+           "Who wrote Hamlet?": ("William Shakespeare", "Christopher Marlowe wrote it."),
+           "What is the chemical symbol of gold?": ("Au", "I don't know, sorry.")}
+
+
+def reply(messages):
+    """The model under test answers the questions; as judge it grades in the shapes real chat models use."""
+    system, last = messages[0]["content"], messages[-1]["content"]
+    if "is_abstaining" in system:
+        return '**Judgement:** {"is_abstaining": %s}' % ("true" if "I don't know, sorry." in last else "false")
+    if "Grade a chatbot" in last:
+        verdict = "INCORRECT" if "Marlowe" in last else "CORRECT"
+        return f'The chatbot answer was compared with the reference.\n\n```json\n{{"verdict": "{verdict}"}}\n```'
+    return ANSWERS[last][1]
+
+
+def run(args, cwd):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-m", "hallubench.cli", *args], capture_output=True, text=True, env=env,
+                          cwd=cwd, timeout=600)
+
+
+def test_local_chat_completions_then_score_agree(tmp_path):
+    rows = [{"id": f"q{i}", "question": q, "answer": gold, "title": "T", "difficulty": i, "reference": "r"}
+            for i, (q, (gold, _)) in enumerate(ANSWERS.items())]
+    datasets.DatasetDict({"test": datasets.Dataset.from_list(rows, features=BENCHMARK.columns)}).save_to_disk(
+        str(tmp_path / "set"))
+    with LoopbackChatServer(reply) as server:
+        judge = f"openai:base_url={server.base_url},model=judge,max_retries=0"
+        proc = run(["eval", "--model", "local-chat-completions", "--model_args",
+                    f"base_url={server.base_url}/chat/completions,model=mut,num_concurrent=2,max_retries=1",
+                    "--tasks", "precisewikiqa", "--apply_chat_template", "--log_samples", "--output_path", "out",
+                    "--metadata", json.dumps({"dataset": str(tmp_path / "set"), "judge": judge})], tmp_path)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        [samples] = (tmp_path / "out").rglob("samples_precisewikiqa_*.jsonl")
+        [results] = (tmp_path / "out").rglob("results_*.json")
+        proc = run(["score", "--task", "precisewikiqa", "--samples", str(samples), "--judge", judge,
+                    "--out", "r.json"], tmp_path)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    lm_eval = json.loads(results.read_text())["results"]["precisewikiqa"]
+    scored = json.loads((tmp_path / "r.json").read_text())
+    expected = {"false_refusal_rate": 1 / 3, "correct_rate": 1 / 3, "hallucination_rate": 1 / 2,
+                "judge_unparseable_rate": 0.0}
+    for metric, value in expected.items():
+        assert abs(lm_eval[f"{metric},judged"] - value) < 1e-9, metric
+        assert abs(scored[metric] - value) < 1e-9, metric
