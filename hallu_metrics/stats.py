@@ -30,6 +30,13 @@ def mean_of_counted(values: Sequence[Value]) -> float:
     return sum(counted) / len(counted) if counted else math.nan
 
 
+def counted_stderr(values: Sequence[Value]) -> float | str:
+    """lm-eval's stderr for ``mean_of_counted``: the same standard error as ``describe`` (and so as
+    ``hallubench score``), or lm-eval's ``"N/A"`` when fewer than two samples count."""
+    stderr = describe(values)[1]
+    return "N/A" if stderr is None else stderr
+
+
 def describe(values: Sequence[Value]) -> tuple[float | None, float | None, int]:
     """(mean, stderr, number counted) of one metric's per-sample values. Values that are all 0/1
     get the binomial stderr, others the stderr of a mean (the two agree up to rounding)."""
@@ -62,3 +69,15 @@ def breakdown_rows(
         groups.setdefault("none" if key is None or key == "" else str(key), []).append(sample)
     names = sorted(groups, key=order) if order else sorted(groups)
     return [{"value": name, **summarize_values(groups[name], metrics)} for name in names]
+
+
+def wilson_interval(p: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval (95% by default) of a share ``p`` of ``n`` items: never zero-width at 0 or 1,
+    unlike ``p ± stderr``."""
+    if n < 1:
+        raise ValueError(f"a Wilson interval needs at least one item, got n={n}")
+    center = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    low = 0.0 if p <= 0 else max(0.0, center - half)  # exact bounds at 0 and 1, no rounding residue
+    high = 1.0 if p >= 1 else min(1.0, center + half)
+    return low, high

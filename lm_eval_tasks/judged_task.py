@@ -31,10 +31,13 @@ from hallubench.errors import HallubenchError
 from hallubench.outputs import write_text_atomic
 from hallubench.provenance import dataset_fingerprint
 from hallubench.report import unreadable_banner
+from lm_eval_tasks import lm_eval_stderr
 from lm_eval_tasks.settings import PROBE_TIMEOUT_KEY, probe_timeout, task_setting
 
 FILTER_NAME = "judged"
 EMBEDDED_NOTE = "rule (embedded offline stand-in, not the paper's LLM judge)"
+
+lm_eval_stderr.install()
 
 
 class JudgeFilter(Filter):

@@ -59,3 +59,6 @@ def test_local_chat_completions_then_score_agree(tmp_path):
     for metric, value in expected.items():
         assert abs(lm_eval[f"{metric},judged"] - value) < 1e-9, metric
         assert abs(scored[metric] - value) < 1e-9, metric
+        # every headline metric, conditional ones included, has lm-eval's stderr equal to score's
+        assert abs(lm_eval[f"{metric}_stderr,judged"] - scored["stderr"][metric]) < 1e-9, metric
+    assert abs(lm_eval["hallucination_rate_stderr,judged"] - 0.5) < 1e-9  # 2 attempted answers, one wrong

@@ -106,3 +106,25 @@ def test_hallubench_eval_first_hour_mistakes_end_in_one_line_before_any_model(tm
     argv = ["eval", "--tasks", "precisewikiqa", *(a.replace("SET", dataset) for a in args)]
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_every_metric_of_every_task_gets_a_stderr_from_lm_eval():
+    """lm-eval prints N/A for aggregations it does not know; hallubench's conditional mean is taught to it."""
+    import lm_eval.evaluator_utils as evaluator_utils
+    from lm_eval.api.registry import get_aggregation
+
+    from hallu_metrics.registry import TASKS
+    from hallu_metrics.stats import describe, mean_of_counted
+
+    missing = []
+    for task, benchmark in TASKS.items():
+        for entry in benchmark.lm_eval_metric_list():
+            aggregation = entry["aggregation"]
+            function = get_aggregation(aggregation) if isinstance(aggregation, str) else aggregation
+            if evaluator_utils.stderr_for_metric(metric=function, bootstrap_iters=100000) is None:
+                missing.append(f"{task}:{entry['metric']}")
+    assert not missing
+    values = [1.0, None, 0.0, 1.0, float("nan"), 1.0]
+    stderr_fn = evaluator_utils.stderr_for_metric(metric=mean_of_counted, bootstrap_iters=100000)
+    assert stderr_fn(values) == describe(values)[1]
+    assert stderr_fn([1.0, None]) == "N/A"
