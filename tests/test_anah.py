@@ -211,10 +211,10 @@ def test_loaders_read_jsonl_and_the_official_folder_and_check_language(tmp_path)
 
 def test_yaml_task_and_group_load(tmp_path):
     """anah_v2_ref builds through lm-eval's TaskManager (prompt as text, 512 new tokens, greedy) and is listed in
-    the `hallulens_intrinsic` group."""
+    the `hallulens_intrinsic` tag."""
     manager = TaskManager(include_path=str(TASKS_DIR),
                           metadata={"dataset": str(write_jsonl(tmp_path / "a.jsonl", ROWS))})
-    assert "hallulens_intrinsic" in manager.all_groups
+    assert "hallulens_intrinsic" in manager.all_tags
     task = manager.load(["anah_v2_ref"])["tasks"]["anah_v2_ref"]
     doc = next(iter(task.test_docs()))
     assert task.doc_to_text(doc) == doc["prompt"]

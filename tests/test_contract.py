@@ -89,3 +89,38 @@ def test_dataset_cards_record_what_regenerates_the_set(tmp_path):
     section = card.split("## Reproducibility", 1)[1]
     assert "- hallubench: " in section and "- lm_eval: " in section
     assert "generator prompts and rules: sha256:" in section and '"seed": 0' in section
+
+
+def declared_groups() -> dict[str, tuple[dict, str]]:
+    """group name -> (its YAML, family folder), for every group YAML."""
+    found = {}
+    for path in YAML_FILES:
+        data = yaml.load(path.read_text(), Loader=_Loose) or {}
+        if "group" in data:
+            found[data["group"]] = (data, path.relative_to(TASKS_DIR).parts[0])
+    return found
+
+
+def leaf_tasks(group: str, groups: dict[str, tuple[dict, str]]) -> list[str]:
+    return [leaf for child in groups[group][0]["task"]
+            for leaf in (leaf_tasks(child, groups) if child in groups else [child])]
+
+
+@pytest.mark.parametrize("group", sorted(declared_groups()))
+def test_every_group_prints_a_documented_aggregate_row(group):
+    """lm-eval prints a group's row only when it aggregates something: every group declares an aggregate over a
+    metric all its leaf tasks report (else lm-eval warns and averages a subset), documented in its README.
+    Collections without a shared metric are tags, not groups."""
+    from hallu_metrics.registry import TASKS
+
+    groups = declared_groups()
+    config, family = groups[group]
+    aggregates = config.get("aggregate_metric_list") or []
+    assert aggregates, f"{group}: no aggregate_metric_list, so lm-eval prints no row for it"
+    readme = (TASKS_DIR / family / "README.md").read_text()
+    section = readme.split("#### Groups", 1)[1].split("####", 1)[0]
+    assert f"`{group}`" in section
+    for aggregate in aggregates:
+        missing = [t for t in leaf_tasks(group, groups) if aggregate["metric"] not in TASKS[t].metric_names]
+        assert not missing, f"{group}: {aggregate['metric']} missing in {missing}"
+        assert aggregate["metric"] in section, f"{group}: README does not document {aggregate['metric']}"

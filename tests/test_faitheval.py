@@ -294,12 +294,12 @@ def test_loader_errors_are_one_line(tmp_path):
 
 def test_yaml_tasks_and_group_load(tmp_path):
     """The three YAMLs build through lm-eval's TaskManager: greedy, 256 new tokens, the prompt as text, the keyword
-    (or answer key) as target; the `hallulens_intrinsic` group lists them."""
+    (or answer key) as target; the `hallulens_intrinsic` tag lists them."""
     metadata = {"dataset_faitheval_unanswerable": str(write_jsonl(tmp_path / "u.jsonl", KEYWORD_ROWS)),
                 "dataset_faitheval_inconsistent": str(tmp_path / "u.jsonl"),
                 "dataset_faitheval_counterfactual": str(write_jsonl(tmp_path / "c.jsonl", CHOICE_ROWS))}
     manager = TaskManager(include_path=str(TASKS_DIR), metadata=metadata)
-    assert "hallulens_intrinsic" in manager.all_groups
+    assert "hallulens_intrinsic" in manager.all_tags
     tasks = manager.load(list(TASKS))["tasks"]
     targets = {}
     for name, task in tasks.items():
