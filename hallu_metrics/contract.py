@@ -28,11 +28,13 @@ JudgeItem = Callable[[dict, str, "JudgeSet"], Awaitable[dict[str, Any]]]
 class Metric:
     """One reported number. A ``rate`` is a share in [0, 1] (shown in percent), a ``score`` a mean on
     ``scale``, a ``count`` a mean count. ``conditional`` metrics leave out samples whose value is None
-    (e.g. the hallucination rate among answers that were not refusals)."""
+    (e.g. the hallucination rate among answers that were not refusals). ``higher_is_better`` is None for a
+    descriptive number with no better direction (lengths, fact counts, a scorer's mean score): lm-eval's table
+    then shows no arrow."""
 
     name: str
     kind: MetricKind
-    higher_is_better: bool
+    higher_is_better: bool | None
     description: str
     scale: tuple[float, float] = (0.0, 1.0)
     conditional: bool = False

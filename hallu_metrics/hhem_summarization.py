@@ -212,7 +212,7 @@ BENCHMARK = Benchmark(
                conditional=True),
         Metric("factual_consistency_rate", "rate", True, "1 - hallucination_rate", conditional=True),
         Metric("answer_rate", "rate", True, "valid summaries (>= 5 words, not a refusal) / documents"),
-        Metric("average_summary_length", "count", False, "words per valid summary", scale=(0.0, 1000.0),
+        Metric("average_summary_length", "count", None, "words per valid summary", scale=(0.0, 1000.0),
                conditional=True),
         Metric("unscored_rate", "rate", False, "valid summaries without a score (judge none or failed) / documents"),
         Metric("scorer_cut_rate", "rate", False, "scored summaries whose (document, summary) the classifier did not "

@@ -263,9 +263,9 @@ BENCHMARK = Benchmark(
                "1 if every fact is supported, 0 if any is not or the model abstained; mean over all responses",
                conditional=True),
         Metric("response_rate", "rate", True, "responses that do not abstain / judged responses", conditional=True),
-        Metric("facts_per_response", "count", False, "atomic facts per response that does not abstain",
+        Metric("facts_per_response", "count", None, "atomic facts per response that does not abstain",
                scale=(0.0, 100.0), conditional=True),
-        Metric("facts_per_response_reference", "count", False, "FActScore's '# facts': atomic facts per response "
+        Metric("facts_per_response_reference", "count", None, "FActScore's '# facts': atomic facts per response "
                "with at least one fact (not abstained)", scale=(0.0, 100.0), conditional=True),
         Metric("wildfactscore_length_penalized", "rate", True,
                f"WildFActScore x FActScore's length penalty (gamma = {LENGTH_PENALTY_GAMMA})", conditional=True),

@@ -128,3 +128,23 @@ def test_every_metric_of_every_task_gets_a_stderr_from_lm_eval():
     stderr_fn = evaluator_utils.stderr_for_metric(metric=mean_of_counted, bootstrap_iters=100000)
     assert stderr_fn(values) == describe(values)[1]
     assert stderr_fn([1.0, None]) == "N/A"
+
+
+def test_direction_arrows_only_where_a_better_direction_is_meant():
+    """lm-eval's table draws ↑/↓ from each metric's higher_is_better: descriptive numbers (fact counts, summary
+    length, the rubric's mean score) get none; rates that should go down get ↓."""
+    from lm_eval.utils import make_table
+
+    from hallu_metrics.registry import TASKS
+
+    directions = {(task, e["metric"]): e["higher_is_better"] for task, b in TASKS.items()
+                  for e in b.lm_eval_metric_list()}
+    descriptive = {"facts_per_response", "facts_per_response_reference", "average_summary_length", "score"}
+    assert {metric for (_, metric), direction in directions.items() if direction is None} == descriptive
+    assert directions[("faithfulness_rubric", "residual")] is False and directions[("longwiki", "precision")] is True
+    results = {"results": {"wildhallucinations": {"facts_per_response,judged": 12.5, "wildfactscore,judged": 0.8}},
+               "versions": {"wildhallucinations": 2.0}, "n-shot": {"wildhallucinations": 0},
+               "higher_is_better": {"wildhallucinations": {m: directions[("wildhallucinations", m)]
+                                                           for m in ("facts_per_response", "wildfactscore")}}}
+    rows = {line.split("|")[5].strip(): line.split("|")[6].strip() for line in make_table(results).splitlines()[2:]}
+    assert rows == {"facts_per_response": "", "wildfactscore": "↑"}

@@ -166,7 +166,7 @@ def rubric_docs(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.
 _METRICS = (
     Metric("residual", "score", False, "mean |expected - predicted| over gold_full, gold_sentence, intrinsic and "
            "extrinsic pairs (pair-weighted; unparseable pairs left out)", scale=(0.0, 4.0), conditional=True),
-    Metric("score", "score", True, "mean predicted 1-5 score (higher = judged more faithful; compare with the "
+    Metric("score", "score", None, "mean predicted 1-5 score (higher = judged more faithful; compare with the "
            "expected score of each type)", scale=(1.0, 5.0), conditional=True),
     Metric("unparseable_rate", "rate", False, "pairs without a readable 1-5 score / N"),
 )
