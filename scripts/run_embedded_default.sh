@@ -93,4 +93,11 @@ if [ -d "$OUT/sets/faithfulness" ]; then
     --out "$OUT/results/faithfulness_baseline.json" --plot "$OUT/results/faithfulness_baseline.png"
 fi
 hallubench report "$OUT"/results/*.json --out "$OUT/report" > /dev/null
+NOTICE="> **Smoke run, not a measurement.** Model under test: SmolLM2-135M-Instruct with answers cut at ${MAX_NEW:-128} new
+> tokens (the papers allow 256-1024); judges: the embedded offline rule stand-ins, not the papers' LLM judges
+> (agreement in docs/benchmarks.md); test sets of a few items. \`faithfulness_rubric_so\` shows n/a where SmolLM2 wrote
+> no readable 1-5 score. Next step: a real model and an LLM judge on a full set (README, \"Using it\")."
+{ printf '%s\n\n' "$NOTICE"; cat "$OUT/report/report.md"; } > "$OUT/report/report.md.tmp"
+mv "$OUT/report/report.md.tmp" "$OUT/report/report.md"
+printf '\n%s\n' "$NOTICE" | sed 's/^> //; s/\*\*//g'
 step "done: tables in $OUT/report/report.md, plots in $OUT/results/ and $OUT/report/"
