@@ -124,3 +124,16 @@ def test_every_group_prints_a_documented_aggregate_row(group):
         missing = [t for t in leaf_tasks(group, groups) if aggregate["metric"] not in TASKS[t].metric_names]
         assert not missing, f"{group}: {aggregate['metric']} missing in {missing}"
         assert aggregate["metric"] in section, f"{group}: README does not document {aggregate['metric']}"
+
+
+@pytest.mark.parametrize("task", sorted(declared_tasks()))
+def test_every_task_has_its_own_version_in_its_family_changelog(task):
+    """As in lm-eval: each task YAML declares its own metadata.version (not inherited from a template), and its
+    family README's Changelog has an entry for that version."""
+    [path] = [p for p in YAML_FILES if (yaml.load(p.read_text(), Loader=_Loose) or {}).get("task") == task]
+    version = ((yaml.load(path.read_text(), Loader=_Loose) or {}).get("metadata") or {}).get("version")
+    assert isinstance(version, (int, float)), f"{path.name}: no metadata.version of its own"
+    readme = (TASKS_DIR / declared_tasks()[task] / "README.md").read_text()
+    assert "### Changelog" in readme
+    changelog = readme.split("### Changelog", 1)[1].split("\n### ", 1)[0]
+    assert re.search(rf"^- {re.escape(str(float(version)))} \(", changelog, re.M), f"{task}: no entry for {version}"
