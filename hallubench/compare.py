@@ -2,56 +2,142 @@
 in the papers (markdown and CSV), and per breakdown one comparison plot (a line or bar group per model).
 
 Inputs are ``hallubench score`` RESULT.json files (overall numbers and breakdowns) or lm-eval
-``results_*.json`` files (overall numbers of every hallubench task in them; lm-eval keeps no breakdowns)."""
+``results_*.json`` files (overall numbers of every hallubench task in them; lm-eval keeps no breakdowns). Every
+row names its model, judge, test set, shots and date; a table whose rows differ in judge, set or shots says so
+under it. Predict-only lm-eval results (nothing judged) are left out with one note line each."""
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import math
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hallu_metrics.contract import Benchmark
+from hallu_metrics.contract import Benchmark, Breakdown
 from hallu_metrics.registry import TASKS
 from hallubench.errors import HallubenchError
-from hallubench.report import fmt, unit
+from hallubench.report import (
+    INTERVAL_NOTE,
+    breakdown_order,
+    cell,
+    csv_unit,
+    draw_series,
+    fit_title,
+    interval,
+    judge_label,
+    plotted_metrics,
+    pyplot,
+    save_figure,
+    set_value_axis,
+    short_name,
+    unit,
+)
 
-Row = dict[str, Any]  # one model's result on one task, in the shared result shape
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+Row = dict[str, Any]  # one model's result on one task, in the shared result shape, with the columns below
+COLUMNS = ("model", "judge", "set", "shots", "date")  # what each row names besides its numbers
+COMPARABLE = ("judge", "set", "shots")  # rows differing in these do not measure the same thing
+CSV_HEADER = ("task", *COLUMNS, "judge_spec", "n", "metric", "value", "unit", "counted", "stderr", "wilson95_low",
+              "wilson95_high")
+SKIPPED_NOTE = "skipped (predict-only, not judged): {model} on {task} — judge with hallubench score"
 
 
-def _model_of_lm_eval(data: dict, path: Path) -> str:
-    args = str(data.get("config", {}).get("model_args", ""))
-    for part in args.split(","):
-        if part.startswith("pretrained="):
-            return Path(part.split("=", 1)[1]).name or part
-    return data.get("model_name") or path.parent.name
+def model_name(model_args: str | Mapping[str, Any]) -> str | None:
+    """The model lm-eval's ``model_args`` name: a GGUF file's stem, else ``model=`` (API models such as
+    local-chat-completions), else ``pretrained=``; a path shortened to its last part."""
+    if isinstance(model_args, str):
+        model_args = dict(part.partition("=")[::2] for part in model_args.split(","))
+    return next((short_name(str(model_args[key])) for key in ("gguf_file", "model", "pretrained")
+                 if model_args.get(key)), None)
+
+
+def set_label(dataset: Mapping[str, Any]) -> str:
+    """A test set's short name: the first 12 hex digits of its content fingerprint, else its revision."""
+    fingerprint = str(dataset.get("fingerprint") or "")
+    if fingerprint:
+        return fingerprint.removeprefix("sha256:")[:12]
+    revision = dataset.get("revision")
+    return str(revision) if revision and revision != "unpinned" else "unknown"
+
+
+def _date(recorded: Any, path: Path) -> str:
+    """When a result was made (UTC): its recorded time (lm-eval's unix ``date``, score's ISO 8601 ``date``), else
+    the file's modification time."""
+    try:
+        when = (datetime.fromisoformat(recorded.replace("Z", "+00:00")) if isinstance(recorded, str)
+                else datetime.fromtimestamp(recorded, timezone.utc))
+    except (TypeError, ValueError, OverflowError, OSError):  # none recorded, or not a time
+        when = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M")
+
+
+def _lm_eval_metrics(values: Mapping[str, Any], benchmark: Benchmark, n: Any) -> Row:
+    """Metrics and stderr of one task's lm-eval results; ``counted`` is ``n`` for the metrics every sample counts
+    toward, unknown for conditional ones (lm-eval keeps no count of them)."""
+    row: Row = {"stderr": {}, "breakdowns": {}}
+    for key, value in values.items():
+        name, _, _filter = key.partition(",")
+        if name.endswith("_stderr"):
+            row["stderr"][name[: -len("_stderr")]] = value if isinstance(value, (int, float)) else None
+        elif isinstance(value, (int, float)):
+            row[name] = value
+    row["counted"] = {m.name: n for m in benchmark.metrics if not m.conditional} if isinstance(n, int) else {}
+    return row
 
 
 def _from_lm_eval(data: dict, path: Path) -> list[Row]:
+    model = model_name(data.get("config", {}).get("model_args") or "")
+    model = model or short_name(str(data.get("model_name") or path.parent.name))
     rows = []
-    model = _model_of_lm_eval(data, path)
     for task, values in data.get("results", {}).items():
         if task not in TASKS:
             continue
-        row: Row = {
+        metadata = (data.get("configs", {}).get(task) or {}).get("metadata") or {}
+        n = data.get("n-samples", {}).get(task, {}).get("effective")
+        rows.append({
+            **_lm_eval_metrics(values, TASKS[task], n),
             "task": task,
             "model": model,
-            "n": data.get("n-samples", {}).get(task, {}).get("effective"),
-            "stderr": {},
-            "breakdowns": {},
+            "judges": metadata.get("hallubench_judges") or {},
+            "set": set_label(metadata.get("hallubench_dataset") or {}),
+            "shots": data.get("n-shot", {}).get(task, 0),  # hallubench tasks refuse --num_fewshot
+            "date": _date(data.get("date"), path),
+            "n": n,
+            "skipped": str(metadata.get("hallubench_judging", "")).startswith("skipped"),
             "source": str(path),
-        }
-        for key, value in values.items():
-            name, _, _filter = key.partition(",")
-            if name.endswith("_stderr"):
-                row["stderr"][name[: -len("_stderr")]] = value if isinstance(value, (int, float)) else None
-            elif isinstance(value, (int, float)):
-                row[name] = value
-        rows.append(row)
+        })
     return rows
+
+
+def _from_score(data: dict, path: Path) -> Row:
+    """A ``hallubench score`` RESULT.json: zero-shot by construction (it judges lm-eval's zero-shot samples)."""
+    return {**data, "model": short_name(data.get("model") or path.stem), "judges": data.get("judges") or {},
+            "set": set_label(data.get("dataset") or {}), "shots": 0, "date": _date(data.get("date"), path),
+            "skipped": False, "source": str(path)}
+
+
+def _judge_key(row: Row) -> str:
+    return json.dumps(row["judges"], sort_keys=True)
+
+
+def _label_judges(rows: list[Row]) -> None:
+    """Each row's ``judge``: the short form of its judges; different judges whose short forms coincide (the same
+    model name on two servers) get a hash of their full specs appended, so that no two read alike."""
+    setups: dict[str, set[str]] = defaultdict(set)
+    for row in rows:
+        setups[judge_label(row["judges"])].add(_judge_key(row))
+    for row in rows:
+        label = judge_label(row["judges"])
+        digest = hashlib.sha256(_judge_key(row).encode()).hexdigest()[:6]
+        row["judge"] = label if len(setups[label]) == 1 else f"{label} #{digest}"
 
 
 def load_results(paths: list[Path]) -> list[Row]:
@@ -65,12 +151,13 @@ def load_results(paths: list[Path]) -> list[Row]:
         if isinstance(data, dict) and "results" in data and "configs" in data:
             found = _from_lm_eval(data, path)
         elif isinstance(data, dict) and data.get("task") in TASKS:
-            found = [{**data, "model": data.get("model") or path.stem, "source": str(path)}]
+            found = [_from_score(data, path)]
         else:
             raise HallubenchError(f"{path}: neither a hallubench RESULT.json nor an lm-eval results file")
         if not found:
             raise HallubenchError(f"{path}: holds no hallubench task results")
         rows.extend(found)
+    _label_judges(rows)
     return rows
 
 
@@ -81,113 +168,114 @@ def _number(value: Any) -> float | str:
     return value
 
 
-def tables(rows: list[Row]) -> tuple[str, str]:
-    """(markdown, csv): per task, one row per model with the headline metrics (± stderr) in their units."""
+def _by_task(rows: Sequence[Row]) -> dict[str, list[Row]]:
+    """Judged rows per task, each task's rows in table order (model, judge, set, shots, date)."""
     by_task: dict[str, list[Row]] = defaultdict(list)
     for row in rows:
-        by_task[row["task"]].append(row)
-    parts, buffer = [], io.StringIO()
+        if not row["skipped"]:
+            by_task[row["task"]].append(row)
+    return {task: sorted(by_task[task], key=lambda r: [str(r[c]) for c in COLUMNS]) for task in sorted(by_task)}
+
+
+def incomparable(rows: Sequence[Row]) -> str:
+    """The warning line of a table whose rows differ in judge, set or shots; empty when they do not."""
+    differing = [f"{column}: {', '.join(sorted({str(r[column]) for r in rows}))}" for column in COMPARABLE
+                 if len({str(r[column]) for r in rows}) > 1]
+    return f"**warning:** rows differ in {'; '.join(differing)}; numbers are not comparable" if differing else ""
+
+
+def _markdown(task: str, rows: Sequence[Row]) -> str:
+    benchmark = TASKS[task]
+    metrics = [benchmark.metric(m) for m in benchmark.headline_metrics]
+    header = ["model", "judge", "set", "shots", "date (UTC)", "n", *(f"{m.name} ({unit(m)})" for m in metrics)]
+    lines = [
+        f"### {task} ({benchmark.paper})",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|---|---|---|---:|---|---:|" + "---:|" * len(metrics),
+        *("| " + " | ".join(str(r[c]) for c in (*COLUMNS, "n")) + " | " + " | ".join(cell(m, r) for m in metrics)
+          + " |" for r in rows),
+    ]
+    warning = incomparable(rows)
+    return "\n".join([*lines, *(["", warning] if warning else [])])
+
+
+def _csv_rows(task: str, row: Row) -> list[list[Any]]:
+    """One CSV line per headline metric: rates as fractions (unit ``fraction``), with their Wilson interval."""
+    lines = []
+    for metric in (TASKS[task].metric(m) for m in TASKS[task].headline_metrics):
+        counted = (row.get("counted") or {}).get(metric.name)
+        bounds = interval(metric, row.get(metric.name), counted) or ("", "")
+        lines.append([task, *(row[c] for c in COLUMNS), json.dumps(row["judges"], sort_keys=True), row.get("n", ""),
+                      metric.name, _number(row.get(metric.name)), csv_unit(metric), _number(counted),
+                      _number((row.get("stderr") or {}).get(metric.name)), *bounds])
+    return lines
+
+
+def tables(rows: list[Row]) -> tuple[str, str]:
+    """(markdown, csv): per task, one row per result with the headline metrics. Markdown shows rates in percent
+    (an interval note first), the CSV fractions; predict-only results are a note line each, in neither table."""
+    by_task = _by_task(rows)
+    buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow(["task", "model", "n", "metric", "value", "stderr", "unit"])
-    for task in sorted(by_task):
-        benchmark = TASKS[task]
-        metrics = [benchmark.metric(m) for m in benchmark.headline_metrics]
-        lines = [
-            f"### {task} ({benchmark.paper})",
-            "",
-            "| model | n | " + " | ".join(f"{m.name} ({unit(m)})" for m in metrics) + " |",
-            "|---|---:|" + "---:|" * len(metrics),
-        ]
-        for row in sorted(by_task[task], key=lambda r: str(r["model"])):
-            cells = [fmt(m, row.get(m.name), row.get("stderr", {}).get(m.name)) for m in metrics]
-            lines.append(f"| {row['model']} | {row.get('n', '')} | " + " | ".join(cells) + " |")
-            for m in metrics:
-                writer.writerow(
-                    [
-                        task,
-                        row["model"],
-                        row.get("n", ""),
-                        m.name,
-                        _number(row.get(m.name)),
-                        _number(row.get("stderr", {}).get(m.name)),
-                        unit(m),
-                    ]
-                )
-        parts.append("\n".join(lines))
+    writer.writerow(CSV_HEADER)
+    for task, task_rows in by_task.items():
+        for row in task_rows:
+            writer.writerows(_csv_rows(task, row))
+    skipped = [SKIPPED_NOTE.format(model=r["model"], task=r["task"]) for r in rows if r["skipped"]]
+    parts = [INTERVAL_NOTE, *(_markdown(task, task_rows) for task, task_rows in by_task.items())]
+    parts += ["\n".join(skipped)] if skipped else []
     return "\n\n".join(parts) + "\n", buffer.getvalue()
 
 
-def _comparison_plot(task: str, benchmark: Benchmark, rows: list[Row], key: str, out: Path) -> Path:
-    import matplotlib
+def _series_label(row: Row, rows: Sequence[Row]) -> str:
+    """A plot legend entry: the model, with the columns in which the plotted rows differ."""
+    differing = [str(row[c]) for c in COMPARABLE if len({str(r[c]) for r in rows}) > 1]
+    return f"{row['model']} ({', '.join(differing)})" if differing else str(row["model"])
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    breakdown = next(b for b in benchmark.breakdowns if b.key == key)
-    metrics = [benchmark.metric(m) for m in benchmark.headline_metrics if benchmark.metric(m).kind == "rate"][:3]
-    metrics = metrics or [benchmark.metric(benchmark.headline_metrics[0])]
-    values = sorted(
-        {str(r["value"]) for row in rows for r in row["breakdowns"][key]},
-        key=lambda v: (
-            not v.replace(".", "", 1).lstrip("-").isdigit(),
-            float(v) if v.replace(".", "", 1).lstrip("-").isdigit() else 0.0,
-            v,
-        ),
+def comparison_figure(task: str, benchmark: Benchmark, rows: Sequence[Row], breakdown: Breakdown) -> Figure:
+    """One panel per plotted metric (its own axis and scale), a line (ordered breakdown, in its order) or a bar
+    group (category) per result; the title names the judge when all rows share one."""
+    metrics = plotted_metrics(benchmark)
+    values = sorted({str(r["value"]) for row in rows for r in row["breakdowns"][breakdown.key]},
+                    key=breakdown_order(breakdown))
+    columns = 1 if len(metrics) < 3 else 2
+    fig, axes = pyplot().subplots(
+        math.ceil(len(metrics) / columns), columns, figsize=(max(7.0, 0.8 * len(values) + 3) * columns,
+                                                             3.4 * math.ceil(len(metrics) / columns)),
+        squeeze=False, layout="constrained",
     )
-    fig, axes = plt.subplots(
-        len(metrics), 1, figsize=(max(7.0, 0.8 * len(values) + 3), 3.4 * len(metrics)), squeeze=False
-    )
+    ordered = breakdown.kind == "ordered"
     width = 0.8 / len(rows)
-    for ax, metric in zip(axes[:, 0], metrics):
-        factor = 100.0 if metric.kind == "rate" else 1.0
+    for ax, metric in zip(axes.flat, metrics):
         for k, row in enumerate(rows):
-            by_value = {str(r["value"]): r for r in row["breakdowns"][key]}
-            ys = [
-                factor * by_value[v][metric.name]
-                if v in by_value and by_value[v].get(metric.name) is not None
-                else float("nan")
-                for v in values
-            ]
-            errs = [
-                factor * (by_value[v].get("stderr", {}).get(metric.name) or 0.0) if v in by_value else 0.0
-                for v in values
-            ]
-            xs = [
-                i + (k - (len(rows) - 1) / 2) * (width if breakdown.kind == "category" else 0.06)
-                for i in range(len(values))
-            ]
-            if breakdown.kind == "ordered":
-                ax.errorbar(xs, ys, yerr=errs, marker="o", capsize=3, label=str(row["model"]))
-            else:
-                ax.bar(xs, ys, width, yerr=errs, capsize=3, label=str(row["model"]))
-        ax.set_xticks(
-            range(len(values)),
-            values,
-            rotation=0 if breakdown.kind == "ordered" else 30,
-            ha="center" if breakdown.kind == "ordered" else "right",
-        )
+            by_value = {str(r["value"]): r for r in row["breakdowns"][breakdown.key]}
+            offset = (k - (len(rows) - 1) / 2) * (width if not ordered else 0.06)
+            draw_series(ax, [i + offset for i in range(len(values))], [by_value.get(v) for v in values], metric,
+                        _series_label(row, rows), ordered, width)
+        ax.set_xticks(range(len(values)), values, rotation=0 if ordered else 30, ha="center" if ordered else "right")
         ax.set_xlabel(breakdown.label)
-        ax.set_ylabel(f"{metric.name} ({unit(metric)})")
+        set_value_axis(ax, [metric])
         ax.legend(fontsize=8)
-    fig.suptitle(f"{task}: models compared by {breakdown.label}", fontsize=10)
-    fig.tight_layout()
-    path = out / f"{task}_{key}.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    for ax in axes.flat[len(metrics):]:
+        ax.set_visible(False)
+    judges = {str(r["judge"]) for r in rows}
+    judge = f" | judge: {judges.pop()}" if len(judges) == 1 else ""
+    fit_title(fig, f"{task}: models compared by {breakdown.label}{judge}")
+    return fig
 
 
 def plots(rows: list[Row], out: Path) -> list[Path]:
     """One comparison PNG per (task, breakdown) present in at least one RESULT.json."""
     out.mkdir(parents=True, exist_ok=True)
-    by_task: dict[str, list[Row]] = defaultdict(list)
-    for row in rows:
-        by_task[row["task"]].append(row)
     written = []
-    for task, task_rows in sorted(by_task.items()):
+    for task, task_rows in _by_task(rows).items():
         benchmark = TASKS[task]
         for breakdown in benchmark.breakdowns:
             with_rows = [r for r in task_rows if r.get("breakdowns", {}).get(breakdown.key)]
             if with_rows:
-                written.append(_comparison_plot(task, benchmark, with_rows, breakdown.key, out))
+                path = out / f"{task}_{breakdown.key}.png"
+                save_figure(comparison_figure(task, benchmark, with_rows, breakdown), path)
+                written.append(path)
     return written

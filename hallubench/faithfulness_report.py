@@ -7,21 +7,27 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from hallu_metrics.faithfulness.benchmark import RUBRIC
 from hallubench.errors import HallubenchError
+from hallubench.report import judge_label, pyplot, save_figure, unit
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 RESIDUAL_TYPES = ("gold_full", "gold_sentence", "intrinsic", "extrinsic")
 PROGRESSION_KINDS = ("intrinsic", "extrinsic")
 
 
 def scorer_label(result: dict[str, Any]) -> str:
-    """The scorer a result is about: ``--model`` when given, else the judge (HHEM, baseline), else the task."""
+    """The scorer a result is about: ``--model`` when given, else the judge's short form (HHEM, baseline), else
+    the task."""
     if result.get("model"):
         return str(result["model"])
-    judge = (result.get("judges") or {}).get("judge")
+    judges = result.get("judges") or {}
     task = str(result.get("task", "?"))
-    return f"{task} ({judge})" if judge else task
+    return f"{task} ({judge_label(judges)})" if judges.get("judge") else task
 
 
 def _load(result: dict[str, Any] | str | Path) -> dict[str, Any]:
@@ -41,26 +47,26 @@ def _residuals(result: dict[str, Any]) -> dict[str, float | None]:
 
 def faithfulness_figure(results: Sequence[dict[str, Any] | str | Path], path: str | Path) -> None:
     """Draw the progression panels and the residual bars of ``results`` (dicts or RESULT.json paths) to ``path``."""
-    import matplotlib
+    save_figure(build_figure([_load(r) for r in results]), Path(path))
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    loaded = [_load(r) for r in results]
+def build_figure(loaded: Sequence[dict[str, Any]]) -> Figure:
+    """The progression panels (mean score on the score's scale) and the residual bars (on the residual's scale)."""
     if not loaded:
         raise HallubenchError("faithfulness_figure needs at least one result")
     missing = [scorer_label(r) for r in loaded if "residual" not in r]
     if missing:
         raise HallubenchError(f"not faithfulness results (no residual): {', '.join(missing)}")
-    fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
+    score, residual = RUBRIC.metric("score"), RUBRIC.metric("residual")
+    fig, axes = pyplot().subplots(1, 3, figsize=(16, 4.5), layout="constrained")
     for ax, kind in zip(axes[:2], PROGRESSION_KINDS):
         for result in loaded:
             curve = result.get("progression", {}).get(kind)
             if curve:
                 points = [(100 * s, v) for s, v in zip(curve["shares"], curve["scores"]) if v is not None]
                 ax.plot(*zip(*points), marker="o", label=scorer_label(result))
-        ax.set(title=f"{kind} hallucination", xlabel="hallucinated sentences (%)", ylabel="mean score (1-5)",
-               ylim=(0.8, 5.2), xticks=[0, 20, 40, 60, 80, 100])
+        ax.set(title=f"{kind} hallucination", xlabel="hallucinated sentences (%)",
+               ylabel=f"mean score ({unit(score)})", ylim=score.scale, xticks=[0, 20, 40, 60, 80, 100])
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
     bars = axes[2]
@@ -74,12 +80,11 @@ def faithfulness_figure(results: Sequence[dict[str, Any] | str | Path], path: st
             if residuals[group] is None:  # nothing scored: no bar, not a perfect one
                 bars.text(x, 0.05, "n/a", rotation=90, ha="center", va="bottom", fontsize=7)
     bars.set_xticks([g + 0.4 - width / 2 for g in range(len(groups))], groups, rotation=20)
-    bars.set(title="residual |expected - predicted|", ylabel="mean absolute residual (0-4)", ylim=(0, 4))
+    bars.set(title="residual |expected - predicted|", ylabel=f"mean absolute residual ({unit(residual)})",
+             ylim=residual.scale)
     bars.grid(axis="y", alpha=0.3)
     bars.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(str(path), dpi=120)
-    plt.close(fig)
+    return fig
 
 
 if __name__ == "__main__":

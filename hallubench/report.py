@@ -1,14 +1,31 @@
 """Human-facing views of a result in the shared shape: markdown tables and plots, formatted by what
-each metric is (rates in percent, scores on their own scale, counts as counts)."""
+each metric is (rates in percent with a Wilson interval, scores on their own scale, counts as counts), and the
+short names (models, judges, test sets) that tables and plot titles show."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import re
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hallu_metrics.contract import Benchmark, Metric
+from hallu_metrics.contract import UNREADABLE_METRICS, Benchmark, Breakdown, Metric, _natural_order
+from hallu_metrics.stats import wilson_interval
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+INTERVAL_NOTE = (
+    "Rates in %, with the 95% Wilson score interval [low, high] over the items counted; other metrics ± standard "
+    "error, on their own scale. A rate shown with ± standard error has no known item count (lm-eval records none for "
+    "conditional metrics; hallubench score on its samples gives the interval)."
+)
+MISSING_GROUPS = ("none", "unbinned")  # breakdown rows of samples without a key (the contract sorts them last)
+_JUDGE_MODEL_KEYS = ("gguf_file", "model", "pretrained")  # the first one present names a judge's model
+_JUDGE_VERDICT_OPTIONS = ("kind", "structured", "template")  # spec keys that change verdicts, kept in short forms
 
 
 def unit(metric: Metric) -> str:
@@ -21,19 +38,71 @@ def unit(metric: Metric) -> str:
     return "count"
 
 
+def csv_unit(metric: Metric) -> str:
+    """How a metric's values are written to CSV: rates as fractions, scores on their scale, counts as counts."""
+    return "fraction" if metric.kind == "rate" else unit(metric)
+
+
 def _missing(value: Any) -> bool:
     """None, NaN (lm-eval's undefined mean) or anything that is not a number (lm-eval's "N/A" stderr)."""
     return not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value)
 
 
-def fmt(metric: Metric, value: float | None, stderr: float | None = None) -> str:
-    """A value (with ± stderr when given) in the metric's unit; ``n/a`` when undefined (None or NaN)."""
+def interval(metric: Metric, value: Any, counted: Any) -> tuple[float, float] | None:
+    """The 95% Wilson score interval of a rate over its ``counted`` items; None for other metrics, undefined
+    values and unknown counts."""
+    if metric.kind != "rate" or _missing(value) or _missing(counted) or counted < 1:
+        return None
+    return wilson_interval(float(value), int(counted))
+
+
+def fmt(metric: Metric, value: Any, stderr: Any = None, counted: Any = None) -> str:
+    """A value in the metric's unit: a rate with its Wilson interval when ``counted`` is known, else with
+    ± ``stderr`` when given; ``n/a`` when undefined (None or NaN)."""
     if _missing(value):
         return "n/a"
     factor = 100.0 if metric.kind == "rate" else 1.0
     digits = 1 if metric.kind == "rate" else 2
     text = f"{factor * value:.{digits}f}"
+    bounds = interval(metric, value, counted)
+    if bounds is not None:
+        return f"{text} [{factor * bounds[0]:.{digits}f}, {factor * bounds[1]:.{digits}f}]"
     return f"{text} ± {factor * stderr:.{digits}f}" if not _missing(stderr) else text
+
+
+def cell(metric: Metric, row: Mapping[str, Any]) -> str:
+    """A metric's table cell in a row of the shared shape (value, ``stderr``, ``counted``)."""
+    return fmt(metric, row.get(metric.name), (row.get("stderr") or {}).get(metric.name),
+               (row.get("counted") or {}).get(metric.name))
+
+
+def short_name(value: str) -> str:
+    """A model name as shown: a file-system path becomes its last part (a GGUF file its stem); hub ids
+    (``org/name``) and API model names stay whole."""
+    text = str(value).rstrip("/\\")
+    if not (text.startswith(("/", "~", ".")) or "\\" in text or text.count("/") > 1 or text.lower().endswith(".gguf")):
+        return text
+    name = re.split(r"[/\\]", text)[-1]
+    return name[: -len(".gguf")] if name.lower().endswith(".gguf") else name
+
+
+def short_judge(spec: str) -> str:
+    """A public judge spec's short form, ``kind:model`` (``openai:gpt-4o-mini``): server, concurrency and
+    timeouts dropped, the options that change verdicts kept (``openai:m (structured=true)``)."""
+    kind, _, rest = str(spec).partition(":")
+    args = dict(pair.partition("=")[::2] for pair in rest.split(",") if "=" in pair)
+    model = next((short_name(args[key]) for key in _JUDGE_MODEL_KEYS if args.get(key)), "")
+    options = [f"{key}={args[key].split('@')[0]}" for key in _JUDGE_VERDICT_OPTIONS if key in args]
+    return kind + (f":{model}" if model else "") + (f" ({' '.join(options)})" if options else "")
+
+
+def judge_label(judges: Mapping[str, str]) -> str:
+    """The short form of a result's judges (role -> spec): the main judge, then each role judged otherwise."""
+    if not judges:
+        return "none"
+    main = judges.get("judge") or next(iter(judges.values()))
+    others = [f"{role.removeprefix('judge_')}={short_judge(spec)}" for role, spec in judges.items() if spec != main]
+    return "; ".join([short_judge(main), *others])
 
 
 def unreadable_banner(task: str, metric: str, share: float | None, items: int, n: int, failed: int,
@@ -50,8 +119,7 @@ def unreadable_banner(task: str, metric: str, share: float | None, items: int, n
 
 
 def _row(label: str, row: Mapping[str, Any], metrics: Sequence[Metric]) -> str:
-    cells = [fmt(m, row.get(m.name), row.get("stderr", {}).get(m.name)) for m in metrics]
-    return f"| {label} | {row['n']} | " + " | ".join(cells) + " |"
+    return f"| {label} | {row['n']} | " + " | ".join(cell(m, row) for m in metrics) + " |"
 
 
 def judge_line(result: Mapping[str, Any]) -> str:
@@ -65,83 +133,159 @@ def judge_line(result: Mapping[str, Any]) -> str:
 
 
 def table(result: Mapping[str, Any], benchmark: Benchmark, metric_names: Sequence[str] | None = None) -> str:
-    """Markdown: the overall row, then one table per breakdown; headers name each metric's unit."""
+    """Markdown: the overall row, then one table per breakdown (in the breakdown's order); headers name each
+    metric's unit, a closing line the interval."""
     metrics = [benchmark.metric(n) for n in (metric_names or benchmark.headline_metrics)]
     header = "| {} | n | " + " | ".join(f"{m.name} ({unit(m)})" for m in metrics) + " |"
     rule = "|---|---:|" + "---:|" * len(metrics)
     parts = ["\n".join([header.format(result["task"]), rule, _row("**all**", result, metrics)])]
-    labels = {b.key: b.label for b in benchmark.breakdowns}
-    for key, rows in result.get("breakdowns", {}).items():
-        lines = [header.format(labels.get(key, key)), rule, *(_row(str(r["value"]), r, metrics) for r in rows)]
+    for breakdown, rows in _breakdowns(result, benchmark):
+        lines = [header.format(breakdown.label), rule, *(_row(str(r["value"]), r, metrics) for r in rows)]
         parts.append("\n".join(lines))
-    return "\n\n".join(parts)
+    return "\n\n".join([*parts, INTERVAL_NOTE])
 
 
-def _panel(ax, rows: Sequence[Mapping[str, Any]], metrics: Sequence[Metric], ordered: bool) -> None:
-    """One breakdown, one metric kind: lines (ordered keys) or grouped bars (categories), error bars,
-    and markers dodged sideways so that equal values stay visible."""
-    factor = 100.0 if metrics[0].kind == "rate" else 1.0
-    positions = list(range(len(rows)))
-    width = 0.8 / len(metrics)
-    for k, metric in enumerate(metrics):
-        offset = (k - (len(metrics) - 1) / 2) * (width if not ordered else 0.08)
-        xs = [x + offset for x in positions]
-        values = [float("nan") if r.get(metric.name) is None else factor * r[metric.name] for r in rows]
-        errors = [
-            0.0 if r.get("stderr", {}).get(metric.name) is None else factor * r["stderr"][metric.name] for r in rows
-        ]
-        if ordered:
-            ax.errorbar(xs, values, yerr=errors, marker="o", capsize=3, label=metric.name)
-        else:
-            ax.bar(xs, values, width, yerr=errors, capsize=3, label=metric.name)
-    ax.set_xticks(
-        positions,
-        [f"{r['value']}\n(n={r['n']})" for r in rows],
-        rotation=0 if ordered else 30,
-        ha="center" if ordered else "right",
-    )
-    low, high = metrics[0].scale
-    ax.set_ylim(factor * low, factor * high * (1.05 if metrics[0].kind != "count" else 1.0))
-    if metrics[0].kind == "count":
-        ax.set_ylim(bottom=0)
-        ax.autoscale(axis="y")
-    ax.set_ylabel(unit(metrics[0]) if metrics[0].kind != "score" else f"score ({unit(metrics[0])})")
-    ax.legend(fontsize=8, loc="best")
+# ---------------------------------------------------------------- breakdown order
+
+def breakdown_order(breakdown: Breakdown) -> Callable[[str], tuple]:
+    """Sort key of a breakdown's values: the order the breakdown declares (``order``, e.g. place tiers high, mid,
+    low), then the contract's natural order (numbers numerically, then words, the missing-key group last)."""
+    declared = [str(v) for v in getattr(breakdown, "order", ())]  # Breakdown.order, where the contract declares one
+    return lambda value: (declared.index(value) if value in declared else len(declared), _natural_order(value))
 
 
-def plot(
-    result: Mapping[str, Any],
-    benchmark: Benchmark,
-    path: Path,
-    metric_names: Sequence[str] | None = None,
-    model: str | None = None,
-) -> None:
-    """One panel per breakdown (rows) and metric kind (columns); the title names task, model and judge."""
+def _breakdowns(result: Mapping[str, Any], benchmark: Benchmark) -> list[tuple[Breakdown, list[dict]]]:
+    """The result's breakdowns the benchmark declares, each one's rows in its order."""
+    present = result.get("breakdowns") or {}
+    return [(b, _sorted_rows(b, present[b.key])) for b in benchmark.breakdowns if present.get(b.key)]
+
+
+def _sorted_rows(breakdown: Breakdown, rows: Sequence[dict]) -> list[dict]:
+    """A breakdown's rows in its order."""
+    key = breakdown_order(breakdown)
+    return sorted(rows, key=lambda row: key(str(row["value"])))
+
+
+# ---------------------------------------------------------------- plots
+
+def plotted_metrics(benchmark: Benchmark) -> list[Metric]:
+    """The metrics a plot draws: the headline metrics but the unreadable share (tables print it)."""
+    return [benchmark.metric(n) for n in benchmark.headline_metrics if n not in UNREADABLE_METRICS]
+
+
+def axis_groups(metrics: Sequence[Metric]) -> list[list[Metric]]:
+    """Metrics that may share a value axis: same kind and same scale (a 0-4 residual never beside a 1-5 score)."""
+    groups: dict[tuple, list[Metric]] = {}
+    for metric in metrics:
+        groups.setdefault((metric.kind, metric.scale), []).append(metric)
+    return list(groups.values())
+
+
+def set_value_axis(ax: Axes, metrics: Sequence[Metric]) -> None:
+    """Rates on [0, 100] %, scores on their scale, counts from 0 (metrics of one kind and scale); the label names
+    the metric, or the unit when several share the axis."""
+    metric = metrics[0]
+    if metric.kind == "rate":
+        ax.set_ylim(0.0, 100.0)
+    elif metric.kind == "score":
+        ax.set_ylim(*metric.scale)
+    else:
+        ax.set_ylim(0.0, max(1.0, ax.get_ylim()[1]))
+    ax.set_ylabel(f"{metric.name} ({unit(metric)})" if len(metrics) == 1 else unit(metric))
+
+
+def _point(metric: Metric, row: Mapping[str, Any] | None) -> tuple[float, float, float]:
+    """(value, error below, error above) in display units: the Wilson interval of a rate, else ± stderr."""
+    value = None if row is None else row.get(metric.name)
+    if _missing(value):
+        return math.nan, 0.0, 0.0
+    factor = 100.0 if metric.kind == "rate" else 1.0
+    bounds = interval(metric, value, (row.get("counted") or {}).get(metric.name))
+    if bounds is not None:
+        return factor * value, factor * (value - bounds[0]), factor * (bounds[1] - value)
+    stderr = (row.get("stderr") or {}).get(metric.name)
+    error = 0.0 if _missing(stderr) else factor * stderr
+    return factor * value, error, error
+
+
+def draw_series(ax: Axes, xs: Sequence[float], rows: Sequence[Mapping[str, Any] | None], metric: Metric,
+                label: str, ordered: bool, width: float) -> None:
+    """One metric of one series over a breakdown's values (``rows[i]`` is the row at ``xs[i]``, None when absent):
+    grouped bars for categories; for ordered values a line with error bars, the missing-key group (``none``) a
+    separate marker that the line does not join."""
+    points = [_point(metric, row) for row in rows]
+    ys = [p[0] for p in points]
+    errors = [[p[1] for p in points], [p[2] for p in points]]
+    if not ordered:
+        ax.bar(xs, ys, width, yerr=errors, capsize=3, label=label)
+        return
+    joined = [i for i, row in enumerate(rows) if row is None or str(row["value"]) not in MISSING_GROUPS]
+    (line,) = ax.plot([xs[i] for i in joined], [ys[i] for i in joined], marker="o", label=label, clip_on=False)
+    ax.errorbar(xs, ys, yerr=errors, fmt="none", ecolor=line.get_color(), capsize=3, clip_on=False)
+    apart = [i for i in range(len(rows)) if i not in joined]
+    if apart:
+        ax.plot([xs[i] for i in apart], [ys[i] for i in apart], marker="s", linestyle="none",
+                color=line.get_color(), gid="missing-group", clip_on=False)
+
+
+def fit_title(fig: Figure, text: str, fontsize: int = 10) -> None:
+    """The figure's title, wrapped to its width (at most 0.6 em per character)."""
+    chars = max(20, int(fig.get_figwidth() * 72 / (0.6 * fontsize)))
+    fig.suptitle(textwrap.fill(text, chars), fontsize=fontsize)
+
+
+def pyplot() -> Any:
+    """matplotlib's pyplot on the file-only Agg backend, imported on first use (reports import fast)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    metrics = [benchmark.metric(n) for n in (metric_names or benchmark.headline_metrics)]
-    kinds = list(dict.fromkeys(m.kind for m in metrics))
-    breakdowns = [b for b in benchmark.breakdowns if result.get("breakdowns", {}).get(b.key)]
-    if not breakdowns:
-        breakdowns_rows = [("overall", [{**result, "value": "all"}], False)]
-    else:
-        breakdowns_rows = [(b.label, result["breakdowns"][b.key], b.kind == "ordered") for b in breakdowns]
-    width = max(7.0, 0.9 * max(len(rows) for _, rows, _ in breakdowns_rows) + 3)
-    fig, axes = plt.subplots(
-        len(breakdowns_rows), len(kinds), figsize=(width * len(kinds), 3.8 * len(breakdowns_rows)), squeeze=False
-    )
-    for i, (label, rows, ordered) in enumerate(breakdowns_rows):
-        for j, kind in enumerate(kinds):
-            _panel(axes[i][j], rows, [m for m in metrics if m.kind == kind], ordered)
-            axes[i][j].set_xlabel(label)
-    judges = ", ".join(f"{role}={spec}" for role, spec in result.get("judges", {}).items()) or "none"
-    fig.suptitle(
-        f"{result['task']} | model: {model or result.get('model') or 'unknown'} | judge: {judges}", fontsize=10
-    )
-    fig.tight_layout()
+    return plt
+
+
+def save_figure(fig: Figure, path: Path) -> None:
+    """Write ``fig`` to the PNG ``path`` (its folder made) and free it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
-    plt.close(fig)
+    pyplot().close(fig)
+
+
+def _panel(ax: Axes, rows: Sequence[Mapping[str, Any]], metrics: Sequence[Metric], ordered: bool) -> None:
+    """One breakdown, metrics of one kind and scale: lines (ordered keys) or grouped bars (categories), with
+    markers dodged sideways so that equal values stay visible."""
+    width = 0.8 / len(metrics)
+    for k, metric in enumerate(metrics):
+        offset = (k - (len(metrics) - 1) / 2) * (width if not ordered else 0.08)
+        draw_series(ax, [x + offset for x in range(len(rows))], rows, metric, metric.name, ordered, width)
+    ax.set_xticks(
+        range(len(rows)),
+        [f"{r['value']}\n(n={r['n']})" for r in rows],
+        rotation=0 if ordered else 30,
+        ha="center" if ordered else "right",
+    )
+    set_value_axis(ax, metrics)
+    ax.legend(fontsize=8, loc="best")
+
+
+def figure(result: Mapping[str, Any], benchmark: Benchmark, model: str | None = None) -> Figure:
+    """One panel per breakdown (rows) and group of plotted metrics sharing an axis (columns); the title names task,
+    model and the judge's short form."""
+    groups = axis_groups(plotted_metrics(benchmark))
+    panels = [(b.label, rows, b.kind == "ordered") for b, rows in _breakdowns(result, benchmark)]
+    panels = panels or [("overall", [{**result, "value": "all"}], False)]
+    width = max(7.0, 0.9 * max(len(rows) for _, rows, _ in panels) + 3)
+    fig, axes = pyplot().subplots(len(panels), len(groups), figsize=(width * len(groups), 3.8 * len(panels)),
+                                  squeeze=False, layout="constrained")
+    for i, (label, rows, ordered) in enumerate(panels):
+        for j, group in enumerate(groups):
+            _panel(axes[i][j], rows, group, ordered)
+            axes[i][j].set_xlabel(label)
+    model_name = model or result.get("model") or "unknown"
+    fit_title(fig, f"{result['task']} | model: {model_name} | judge: {judge_label(result.get('judges') or {})}")
+    return fig
+
+
+def plot(result: Mapping[str, Any], benchmark: Benchmark, path: Path, model: str | None = None) -> None:
+    """Draw ``figure`` to the PNG ``path``."""
+    save_figure(figure(result, benchmark, model), path)

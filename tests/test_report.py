@@ -1,8 +1,16 @@
-"""Tables and plots of results in the shared shape, formatted by metric kind."""
+"""Tables and plots of results in the shared shape, formatted by metric kind: rates with a Wilson interval,
+scores on their scale, plot axes on each metric's scale, short model and judge names."""
+
+import pytest
 
 from hallu_metrics import nonexistent_refusal, precisewikiqa
 from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.faithfulness.benchmark import HHEM
+from hallu_metrics.stats import wilson_interval
 from hallubench import report
+from hallubench.faithfulness_report import build_figure, scorer_label
+
+LLM_JUDGE = "openai:base_url=http://a-long-judge-host.example.internal:8000/v1,model=gpt-4o-mini,concurrency=16"
 
 
 def test_plots_difficulty_bins_and_categories_including_empty_rates(tmp_path):
@@ -23,7 +31,8 @@ def test_plots_difficulty_bins_and_categories_including_empty_rates(tmp_path):
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     table = report.table(categorical, nonexistent_refusal.GENERATED)
     assert "| business | 1 |" in table and "| none | 1 |" in table
-    assert "false_acceptance_rate (%)" in table and "| **all** | 2 | 50.0 ± 50.0" in table
+    assert "false_acceptance_rate (%)" in table and "| **all** | 2 | 50.0 [9.5, 90.5]" in table
+    assert table.endswith(report.INTERVAL_NOTE) and "95% Wilson score interval" in table
 
 
 def test_scores_print_on_their_own_scale_not_as_percent():
@@ -49,7 +58,7 @@ def test_longwiki_table_prints_the_reference_abstain_ratio_and_the_unreadable_sh
     result["task"] = "longwiki"
     header, _, row = report.table(result, longwiki.BENCHMARK).splitlines()[:3]
     assert header.endswith("| abstain_rate_reference (%) | judge_unparseable_rate (%) |")
-    assert row == "| **all** | 3 | 50.0 ± 50.0 | n/a | n/a | n/a | 100.0 ± 0.0 | 33.3 ± 33.3 |"
+    assert row == "| **all** | 3 | 50.0 [9.5, 90.5] | n/a | n/a | n/a | 100.0 [34.2, 100.0] | 33.3 [6.1, 79.2] |"
 
 
 def test_nan_and_lm_eval_na_stderr_print_as_na():
@@ -64,3 +73,85 @@ def test_unreadable_banner_names_the_share_and_failures():
     assert "mixedentities: 2 of 8 items have UNREADABLE or failed judge verdicts (judge_unparseable_rate 25.0%;" in text
     assert "1 JUDGE VERDICTS FAILED after retries" in text and "[hallubench] re-run" in text
     assert "count toward no other metric" in text
+
+
+@pytest.mark.parametrize(("p", "n", "low", "high"), [
+    (1.0, 3, 0.4385, 1.0),  # 3 of 3: not a certain 100%
+    (0.0, 10, 0.0, 0.2775),
+    (0.5, 100, 0.4038, 0.5962),
+    (0.25, 4, 0.0456, 0.6994),
+])
+def test_wilson_interval_matches_the_closed_form(p, n, low, high):
+    assert wilson_interval(p, n) == pytest.approx((low, high), abs=1e-4)
+
+
+def test_rates_print_a_wilson_interval_and_fall_back_to_stderr_without_a_count():
+    """100% of 3 items is "100.0 [43.9, 100.0]", never "± 0.0"; without the count, ± stderr; scores keep ±."""
+    rate = precisewikiqa.BENCHMARK.metric("correct_rate")
+    assert report.fmt(rate, 1.0, 0.0, 3) == "100.0 [43.9, 100.0]"
+    assert report.fmt(rate, 1.0, 0.0) == "100.0 ± 0.0"
+    residual = HHEM.metric("residual")
+    assert report.fmt(residual, 1.5, 0.25, 8) == "1.50 ± 0.25"
+    with pytest.raises(ValueError):
+        wilson_interval(0.5, 0)
+
+
+@pytest.mark.parametrize(("spec", "short"), [
+    ("rule", "rule"),
+    (LLM_JUDGE, "openai:gpt-4o-mini"),
+    ("openai:model=gpt-4o-mini,base_url=http://h/v1,structured=true", "openai:gpt-4o-mini (structured=true)"),
+    ("openai:base_url=http://h/v1,model=j,template=mine.json@sha256:0123456789abcdef", "openai:j (template=mine.json)"),
+    ("hf:pretrained=/home/x/models/Qwen2.5-1.5B-Instruct,device=cpu", "hf:Qwen2.5-1.5B-Instruct"),
+    ("hf:pretrained=/m,gguf_file=smollm2-q8_0.gguf", "hf:smollm2-q8_0"),
+    ("hhem:model=vectara/hallucination_evaluation_model", "hhem:vectara/hallucination_evaluation_model"),
+    ("smollm2", "smollm2"),
+])
+def test_judge_specs_shorten_to_kind_and_model(spec, short):
+    assert report.short_judge(spec) == short
+
+
+def test_judge_label_names_other_roles_only_when_they_differ():
+    assert report.judge_label({"judge": LLM_JUDGE, "judge_facts": LLM_JUDGE}) == "openai:gpt-4o-mini"
+    assert report.judge_label({"judge": LLM_JUDGE, "judge_verify": "rule"}) == "openai:gpt-4o-mini; verify=rule"
+    assert report.judge_label({}) == "none"
+
+
+def _faithfulness_result():
+    docs = [{"type": t, "expected_score": 5, "hallucinated_share": s, "progression_kind": k}
+            for t, s, k in (("gold_full", 0.0, None), ("progression", 0.0, "intrinsic"),
+                            ("progression", 0.4, "intrinsic"), ("progression", 1.0, "intrinsic"))]
+    result = HHEM.summarize([{"score": s} for s in (5.0, 5.0, 3.0, 1.0)], docs)
+    return {**result, "task": "faithfulness_hhem", "judges": {"judge": "hhem:model=/models/HHEM-2.1-Open"}}
+
+
+def test_score_plots_put_each_scale_on_its_own_axis_and_fit_the_title():
+    """A residual (0-4) and a score (1-5) never share an axis, each keeps its scale, the unreadable share is not
+    drawn; the title (short judge) fits the figure."""
+    fig = report.figure({**_faithfulness_result(), "judges": {"judge": LLM_JUDGE}}, HHEM, model="m" * 40)
+    fig.canvas.draw()
+    limits = {ax.get_ylabel(): ax.get_ylim() for ax in fig.axes}
+    assert limits == {"residual (0-4)": (0.0, 4.0), "score (1-5)": (1.0, 5.0)}
+    assert not any(t.get_text() == "unparseable_rate" for ax in fig.axes for t in ax.get_legend().get_texts())
+    title = fig._suptitle
+    assert "judge: openai:gpt-4o-mini" in title.get_text() and "base_url" not in title.get_text()
+    box = title.get_window_extent()
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width
+
+
+def test_score_plots_leave_the_missing_group_off_the_line():
+    """An ordered breakdown with a none group: the line joins the bins only."""
+    result = precisewikiqa.BENCHMARK.summarize([{"outcome": "correct"}] * 3, [{"difficulty": d} for d in (1, 0, None)])
+    result["task"] = "precisewikiqa"
+    ax = report.figure(result, precisewikiqa.BENCHMARK).axes[0]
+    assert [t.get_text().split()[0] for t in ax.get_xticklabels()] == ["0", "1", "none"]
+    line = next(line for line in ax.get_lines() if line.get_label() == "correct_rate")
+    assert len(line.get_xdata()) == 2 and max(line.get_xdata()) < 2
+    assert any(m.get_gid() == "missing-group" for m in ax.get_lines())
+
+
+def test_faithfulness_figure_uses_the_metrics_scales_and_short_judges():
+    result = _faithfulness_result()
+    assert scorer_label(result) == "faithfulness_hhem (hhem:HHEM-2.1-Open)"
+    progression, _, residual = build_figure([result]).axes
+    assert progression.get_ylim() == HHEM.metric("score").scale
+    assert residual.get_ylim() == HHEM.metric("residual").scale
