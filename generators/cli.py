@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -17,10 +16,10 @@ from generators import (
     precisewikiqa,
     wildhallucinations,
 )
-from generators.protocol import Generator, features_for
+from generators.protocol import Generator, features_for, generator_prompts_hash
 from generators.publishing import check_output_dir, push_test_set, save_test_set
 from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
-from hallubench.provenance import file_checksum, prompts_hash, software
+from hallubench.provenance import file_checksum, software
 
 GENERATORS: dict[str, tuple[Generator, str]] = {
     "precisewikiqa": (precisewikiqa, "Generate a PreciseWikiQA test set (HalluLens 3.1)"),
@@ -88,12 +87,12 @@ _INPUT_OPTIONS = ("source", "wikirank_titles", "wikirank_scores", "conversations
 
 
 def reproducibility(module: Generator, args: argparse.Namespace) -> str:
-    """The card section that lets a set be regenerated: software versions and git commit, the hash of the
-    generator module (its prompts and rules live in it), the command's options (specs without secrets) and the
-    sha256 of every local input file."""
+    """The card section that lets a set be regenerated: software versions and git commit (the rules are code), the
+    hash of what the generator sends (``generator_prompts_hash``), the command's options (specs without secrets)
+    and the sha256 of every local input file."""
     lines = [f"- {name}: {version}" for name, version in software().items()]
-    module_hash = prompts_hash([inspect.getsource(module)])
-    lines.append(f"- generator prompts and rules: {module_hash} (hash of {module.__name__})")
+    lines.append(f"- generator prompts: {generator_prompts_hash(module)} (requests and templates of "
+                 f"{module.__name__}, decoding parameters included)")
     local = ("handler", "push_to_hub", "private", "overwrite", "out", "cache")  # where it ran, not what it made
     options = {k: v for k, v in vars(args).items() if k not in local}
     lines.append(f"- options: `{json.dumps(options, default=str, sort_keys=True)}`")

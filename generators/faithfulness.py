@@ -21,7 +21,7 @@ from typing import Any
 import datasets
 
 from generators.faithfulness_rules import Rewrite, donor_sentences, entities, extrinsic_rewrite, intrinsic_rewrite
-from generators.protocol import seeded_rng
+from generators.protocol import seeded_rng, sent
 from generators.publishing import CardInfo, generation_date
 from hallu_metrics.faithfulness.benchmark import COLUMNS, STEPS, TYPES, expected_score
 from hallu_metrics.longform.sentences import split_sentences
@@ -57,6 +57,16 @@ def rewrite_messages(sentence: str, kind: str) -> list[dict[str, str]]:
     content = (f"{_INSTRUCTIONS[kind]} Reply with the rewritten sentence only.\n=====\nSENTENCE:\n{sentence}\n"
                "=====\nREWRITE:")
     return [{"role": "user", "content": content}]
+
+
+def rewrite_request(sentence: str, kind: str) -> ChatRequest:
+    """The greedy rewrite request (the paper's Appendix A.1)."""
+    return ChatRequest.from_messages(rewrite_messages(sentence, kind), temperature=0.0, max_tokens=REWRITE_TOKENS)
+
+
+def prompts() -> dict[str, Any]:
+    """The rewrite request of each kind on a placeholder sentence (``--perturbation rules`` sends nothing)."""
+    return {kind: sent(rewrite_request("{sentence}", kind)) for kind in KINDS}
 
 
 def clean_rewrite(text: str, sentence: str) -> str | None:
@@ -152,8 +162,7 @@ class Rewriter:
         """Rewrite every (pair, sentence index, kind) not done yet (LLM calls batched)."""
         todo = list({(p.index, i, k): (p, i, k) for p, i, k in keys if (p.index, i, k) not in self.done}.values())
         if self.mode == "llm":
-            requests = [ChatRequest.from_messages(rewrite_messages(p.sentences[i], k), temperature=0.0,
-                                                  max_tokens=REWRITE_TOKENS) for p, i, k in todo]
+            requests = [rewrite_request(p.sentences[i], k) for p, i, k in todo]
             replies = self.client.complete_or_raise(requests, desc="faithfulness rewrites") if todo else []
             for (p, i, k), reply in zip(todo, replies):
                 text = clean_rewrite(reply, p.sentences[i])

@@ -21,10 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import datasets
 
 from generators.nonexistent import places
+from generators.nonexistent import prompts as request_templates
 from generators.nonexistent.checkers import (
     BRAVE_URL,
     BraveChecker,
@@ -33,6 +35,7 @@ from generators.nonexistent.checkers import (
     fold,
 )
 from generators.nonexistent.prompts import render_prompt
+from generators.protocol import sent
 from generators.publishing import CardInfo, generation_date
 from hallubench.backends import ChatRequest, ModelClient
 from hallubench.errors import HallubenchError
@@ -307,6 +310,19 @@ def combine_request(request: Request, lists: Sequence[str]) -> ChatRequest:
     return _chat(
         _combine_prompt(demo.subject, demo.lists), demo.combined, _combine_prompt(request.subject, shown), request.seed
     )
+
+
+def prompts() -> dict[str, Any]:
+    """Per domain, both brainstorm requests and the combine request for a placeholder type and place; the types
+    asked about; the prompt templates written into the set."""
+    def requests(domain: str) -> dict[str, Any]:
+        place = None if domain == "product" else places.Place("{place}", "{tier}", country=domain == "event")
+        request = Request(domain, "{type}", place, combiner=0, brainstormers=(1, 2), seed=0)
+        return {"brainstorm": [sent(brainstorm_request(request, role)) for role in (0, 1)],
+                "combine": sent(combine_request(request, ["{Brainstormed One}", "{Brainstormed Two}"]))}
+
+    return {"requests": {domain: requests(domain) for domain in DEMONSTRATIONS}, "types": TYPES,
+            "templates": list(request_templates.TEMPLATES)}
 
 
 def _by_client(clients: Sequence[ModelClient]) -> list[tuple[ModelClient, set[int]]]:

@@ -18,10 +18,11 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import datasets
 
-from generators.protocol import seeded_rng
+from generators.protocol import seeded_rng, sent
 from generators.publishing import CardInfo, generation_date
 from hallu_metrics.halueval import TASKS, Pattern, TaskSpec
 from hallubench.backends import ChatRequest, ModelClient
@@ -145,6 +146,32 @@ def filter_messages(spec: TaskSpec, record: dict, first: str, second: str) -> li
     return [{"role": "user", "content": prompt}]
 
 
+def sampling_request(spec: TaskSpec, record: dict, schema: str, patterns: Sequence[Pattern], settings: Settings,
+                     seed: int | None = None) -> ChatRequest:
+    """One sampling request (the paper's temperature, top_p 1 and token budget by default)."""
+    messages = sampling_messages(spec, record, schema, patterns)
+    return ChatRequest.from_messages(messages, temperature=settings.temperature, top_p=1.0,
+                                     max_tokens=settings.max_tokens, seed=seed)
+
+
+def filter_request(spec: TaskSpec, record: dict, first: str, second: str) -> ChatRequest:
+    """The greedy filtering request."""
+    return ChatRequest.from_messages(filter_messages(spec, record, first, second), temperature=0.0, max_tokens=32)
+
+
+def prompts() -> dict[str, Any]:
+    """Per task, both schemas' sampling requests (every pattern offered; ``--pattern-mode single`` sends one of
+    the same methods) and the filtering request, on a placeholder record with default settings."""
+    def requests(task: str) -> dict[str, Any]:
+        spec = TASKS[task]
+        record = {field: f"{{{field}}}" for field in spec.columns}
+        settings = Settings(task, n=1, seed=0)
+        return {**{schema: sent(sampling_request(spec, record, schema, spec.patterns, settings)) for schema in SCHEMAS},
+                "filter": sent(filter_request(spec, record, "{candidate 1}", "{candidate 2}"))}
+
+    return {task: requests(task) for task in GENERATED_TASKS}
+
+
 _LABEL = re.compile(r"^\s*(?:#?hallucinated\s+\w+#?\s*:)?\s*", re.IGNORECASE)
 
 
@@ -224,13 +251,8 @@ def sample(
     samples = [Sample(i, schema, _pattern(spec, settings, i, schema)) for i in indices for schema in SCHEMAS]
     texts = client.complete_or_raise(
         [
-            ChatRequest.from_messages(
-                sampling_messages(spec, records[s.index], s.schema, [s.pattern] if s.pattern else spec.patterns),
-                temperature=settings.temperature,
-                top_p=1.0,
-                max_tokens=settings.max_tokens,
-                seed=seeded_rng(settings.seed, spec.name, s.index, s.schema, "sampling").getrandbits(31),
-            )
+            sampling_request(spec, records[s.index], s.schema, [s.pattern] if s.pattern else spec.patterns, settings,
+                             seeded_rng(settings.seed, spec.name, s.index, s.schema, "sampling").getrandbits(31))
             for s in samples
         ],
         desc="halueval: sampling",
@@ -254,13 +276,7 @@ def filter_pairs(
         if a.text and b.text
     ]
     choices = client.complete_or_raise(
-        [
-            ChatRequest.from_messages(
-                filter_messages(spec, records[a.index], a.text, b.text), temperature=0.0, max_tokens=32
-            )
-            for a, b in contested
-        ],
-        desc="halueval: filtering",
+        [filter_request(spec, records[a.index], a.text, b.text) for a, b in contested], desc="halueval: filtering"
     )
     decided: dict[int, Decision] = {}
     for (first, second), text in zip(contested, choices):

@@ -23,12 +23,13 @@ import hashlib
 import re
 import statistics
 from dataclasses import dataclass
+from typing import Any
 
 import datasets
 
 from generators.chunking import chunk_article, count_tokens, split_sentences
 from generators.difficulty import Binning, bin_by_centrality, binned_pools, load_centrality, split_quota
-from generators.protocol import seeded_rng
+from generators.protocol import seeded_rng, sent
 from generators.publishing import CardInfo, generation_date
 from generators.question_checks import unresolved_reference
 from generators.quota_fill import PageQuestionSettings, QuotaReport, check_shortfall, fill_quotas
@@ -100,6 +101,23 @@ def _answer_messages(section: str, question: str) -> list[dict[str, str]]:
     )}]
 
 
+def prompt_request(title: str, section: str, settings: Settings, seed: int | None = None) -> ChatRequest:
+    """The prompt writer's request (sampled: HalluLens' temperature and top_p)."""
+    return ChatRequest.from_messages(_prompt_messages(title, section), temperature=settings.question_temperature,
+                                     top_p=settings.question_top_p, max_tokens=128, seed=seed)
+
+
+def answer_request(section: str, question: str) -> ChatRequest:
+    """The greedy answerability request: a mock answer from the section alone."""
+    return ChatRequest.from_messages(_answer_messages(section, question), temperature=0.0, max_tokens=512)
+
+
+def prompts() -> dict[str, Any]:
+    """The LLM writer's two requests on placeholder inputs (the offline writer sends nothing)."""
+    return {"prompt": sent(prompt_request("{title}", "{section}", Settings(n=1, seed=0))),
+            "answer": sent(answer_request("{section}", "{question}"))}
+
+
 _LABEL = re.compile(r"^\s*(?:\*\*)?(?:question|q)\s*[:.)-]\s*(?:\*\*)?\s*", re.IGNORECASE)
 
 
@@ -161,11 +179,8 @@ def _pick_section(cand: Candidate, settings: Settings) -> bool:
 def _write_with_llm(wave: list[Candidate], client: ModelClient, settings: Settings, report: Report) -> None:
     """Prompt then mock answer for every candidate of a wave, in two batched passes."""
     replies = client.complete_or_raise(
-        [ChatRequest.from_messages(
-            _prompt_messages(c.article.title, c.reference), temperature=settings.question_temperature,
-            top_p=settings.question_top_p, max_tokens=128,
-            seed=seeded_rng(settings.seed, "prompt", c.article.title).getrandbits(31),
-        ) for c in wave],
+        [prompt_request(c.article.title, c.reference, settings,
+                        seeded_rng(settings.seed, "prompt", c.article.title).getrandbits(31)) for c in wave],
         desc="generate: prompts",
     )
     asked = []
@@ -176,11 +191,8 @@ def _write_with_llm(wave: list[Candidate], client: ModelClient, settings: Settin
         else:
             cand.prompt = question
             asked.append(cand)
-    answers = client.complete_or_raise(
-        [ChatRequest.from_messages(_answer_messages(c.reference, c.prompt), temperature=0.0, max_tokens=512)
-         for c in asked],
-        desc="generate: mock answers",
-    )
+    answers = client.complete_or_raise([answer_request(c.reference, c.prompt) for c in asked],
+                                       desc="generate: mock answers")
     for cand, text in zip(asked, answers):
         reason = mock_answer_problem(text)
         if reason:

@@ -10,9 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
+from typing import Any
 
 import datasets
 
+from generators.nonexistent import prompts as request_templates
 from generators.nonexistent.medicines import MedicineNames, load_drug_ner, load_kaggle
 from generators.nonexistent.prompts import render_prompt
 from generators.nonexistent.taxonomy import (
@@ -139,6 +141,11 @@ def parse_domains(text: str) -> list[str]:
     if unknown or not domains or len(set(domains)) != len(domains):
         raise HallubenchError(f"--domains: expected distinct values among {', '.join(DOMAINS)}, got {text!r}")
     return domains
+
+
+def prompts() -> dict[str, Any]:
+    """No model calls: the prompt templates written into the set."""
+    return {"templates": list(request_templates.TEMPLATES)}
 
 
 def add_arguments(parser) -> None:

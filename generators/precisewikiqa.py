@@ -12,12 +12,14 @@ import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 import datasets
 
 from generators.chunking import chunk_article, count_tokens
 from generators.difficulty import Binning, bin_by_centrality, binned_pools, load_centrality, split_quota
 from generators.offline_questions import pick_question
+from generators.protocol import sent
 from generators.publishing import CardInfo, generation_date
 from generators.question_checks import rejection_reason
 from generators.quota_fill import PageQuestionSettings, QuotaReport, check_shortfall, fill_quotas
@@ -93,6 +95,23 @@ def _answer_messages(reference: str, question: str) -> list[dict[str, str]]:
             ),
         }
     ]
+
+
+def question_request(title: str, reference: str, settings: Settings, seed: int | None = None) -> ChatRequest:
+    """The question writer's request (sampled: HalluLens' temperature and top_p)."""
+    return ChatRequest.from_messages(_question_messages(title, reference), temperature=settings.question_temperature,
+                                     top_p=settings.question_top_p, max_tokens=64, seed=seed)
+
+
+def answer_request(reference: str, question: str) -> ChatRequest:
+    """The greedy answerability request: the question answered from the reference alone."""
+    return ChatRequest.from_messages(_answer_messages(reference, question), temperature=0.0, max_tokens=32)
+
+
+def prompts() -> dict[str, Any]:
+    """The LLM writer's two requests on placeholder inputs (the offline writer sends nothing)."""
+    return {"question": sent(question_request("{title}", "{reference}", Settings(n=1, seed=0))),
+            "answer": sent(answer_request("{reference}", "{question}"))}
 
 
 _PREFIX = re.compile(r"^\s*(?:\*\*)?(?:question|q|answer|a)\s*[:.)-]\s*(?:\*\*)?\s*", re.IGNORECASE)
@@ -212,16 +231,8 @@ def _write_offline(wave: list[Candidate], settings: Settings, report: Report) ->
 def _write_with_llm(wave: list[Candidate], client: ModelClient, settings: Settings, report: Report) -> None:
     """Question then answer for every candidate of a wave, in two batched passes (HalluLens 3.1.2)."""
     questions = client.complete_or_raise(
-        [
-            ChatRequest.from_messages(
-                _question_messages(c.article.title, c.reference),
-                temperature=settings.question_temperature,
-                top_p=settings.question_top_p,
-                max_tokens=64,
-                seed=_seed_for(settings.seed, "question", c.article.title),
-            )
-            for c in wave
-        ],
+        [question_request(c.article.title, c.reference, settings, _seed_for(settings.seed, "question", c.article.title))
+         for c in wave],
         desc="generate: questions",
     )
     asked = []
@@ -232,13 +243,8 @@ def _write_with_llm(wave: list[Candidate], client: ModelClient, settings: Settin
         else:
             cand.question = question
             asked.append(cand)
-    answers = client.complete_or_raise(
-        [
-            ChatRequest.from_messages(_answer_messages(c.reference, c.question), temperature=0.0, max_tokens=32)
-            for c in asked
-        ],
-        desc="generate: answers",
-    )
+    answers = client.complete_or_raise([answer_request(c.reference, c.question) for c in asked],
+                                       desc="generate: answers")
     for cand, text in zip(asked, answers):
         answer, reason = parse_answer(text)
         if answer is None:

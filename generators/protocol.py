@@ -4,12 +4,15 @@ randomness they all share (same seed + same cached model responses = identical d
 from __future__ import annotations
 
 import argparse
+import json
 import random
 from typing import Any, Protocol
 
 import datasets
 
 from generators.publishing import CardInfo
+from hallubench.backends import ChatRequest
+from hallubench.provenance import prompts_hash
 
 
 class Generator(Protocol):
@@ -18,7 +21,10 @@ class Generator(Protocol):
     ``FEATURES`` are the saved columns (they contain the benchmark's registry columns; a generator that
     writes several benchmarks' sets maps benchmark name -> Features). ``CLIENT_OPTION`` names the argument
     holding the backend spec(s) the CLI opens as cached clients (None: the module opens its own or needs
-    none). ``run`` returns the rows and the dataset card; the CLI saves both atomically."""
+    none). ``run`` returns the rows and the dataset card; the CLI saves both atomically. ``prompts`` gives what
+    the generator sends, for the card's prompt hash: each model request rendered on placeholder inputs
+    (``sent``) and the prompt templates it writes into the set; a generator without model calls gives its
+    templates, or nothing."""
 
     FEATURES: datasets.Features | dict[str, datasets.Features]
     CLIENT_OPTION: str | None
@@ -26,6 +32,8 @@ class Generator(Protocol):
     def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
 
     def run(self, args: argparse.Namespace, clients: Any) -> tuple[list[dict[str, Any]], CardInfo]: ...
+
+    def prompts(self) -> dict[str, Any]: ...
 
 
 def seeded_rng(seed: int, *parts: object) -> random.Random:
@@ -40,3 +48,16 @@ def features_for(generator: Generator, benchmark: str | None = None) -> datasets
     if isinstance(features, dict) and not isinstance(features, datasets.Features):
         return features.get(benchmark) if benchmark else None
     return features
+
+
+def sent(request: ChatRequest) -> dict[str, Any]:
+    """A request as the card's prompt hash covers it: messages and decoding parameters. The per-item seed is left
+    out: it derives from ``--seed``, which the card's options record."""
+    return {"messages": [list(message) for message in request.messages], "temperature": request.temperature,
+            "top_p": request.top_p, "max_tokens": request.max_tokens, "response_format": request.response_format}
+
+
+def generator_prompts_hash(generator: Generator) -> str:
+    """``sha256:`` + 16 hex digits over what the generator sends (``prompts()``); comments and code layout do not
+    count, a prompt word, a worked example or a decoding parameter does."""
+    return prompts_hash([json.dumps(generator.prompts(), sort_keys=True, ensure_ascii=True)])

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import datasets
-from spacy.lang.en.stop_words import STOP_WORDS
 
 from hallu_metrics.contract import Benchmark, Breakdown, Metric
 from hallu_metrics.judges import structured
@@ -243,6 +242,8 @@ def content_units(text: str, language: str) -> set[str]:
         return {run[i:i + 2] for run in _CJK.findall(text) for i in range(max(len(run) - 1, 1))} | set(
             _NUMBER.findall(text))
     words = re.findall(r"\w+", text.lower())
+    from spacy.lang.en.stop_words import STOP_WORDS  # spaCy loads in seconds: only when a rule reads text
+
     return {w for w in words if w not in STOP_WORDS and w not in _FILLER and (len(w) > 1 or w.isdigit())}
 
 
@@ -574,6 +575,7 @@ BENCHMARK = Benchmark(
         Metric("empty_response_rate", "rate", False, "answers without any sentence / N"),
     ),
     judge_item=judge_item,
+    checks=(FACTS, REFERENCE, HALLUCINATION, FACTS_REPLY, REFERENCE_REPLY, HALLUCINATION_REPLY),
     sample_metrics=sample_metrics,
     breakdowns=(Breakdown("language", "category", "language"),),
     headline=("response_hallucination_rate", "response_hallucination_rate_official", "judge_unparseable_rate"),

@@ -12,6 +12,7 @@ import datasets
 from hallu_metrics.stats import Value, breakdown_rows, describe, summarize_values
 
 if TYPE_CHECKING:
+    from hallu_metrics.judges.base import Check
     from hallu_metrics.judges.judge_set import JudgeSet
 
 MetricKind = Literal["rate", "score", "count"]
@@ -42,25 +43,31 @@ class Metric:
 
 @dataclass(frozen=True)
 class Breakdown:
-    """A per-sample key that splits the results: ordered (difficulty bins, levels) or a category."""
+    """A per-sample key that splits the results: ordered (difficulty bins, levels) or a category. ``order`` lists
+    the values of an ordered breakdown whose order is not numeric (e.g. place tiers high, mid, low)."""
 
     key: str
     kind: BreakdownKind
     label: str
     of_doc: Callable[[dict], Any] | None = None  # default: ``doc.get(key)``
+    order: tuple[str, ...] = ()
 
     def value(self, doc: dict) -> Any:
         return self.of_doc(doc) if self.of_doc else doc.get(self.key)
 
+    def sort_key(self, value: str) -> tuple:
+        """Declared values in their declared order, then numbers in numeric order, then words; the groups of
+        samples without a key (``MISSING_GROUPS``) last."""
+        if value in MISSING_GROUPS:
+            return (1, 0, 2, 0.0, value)
+        declared = self.order.index(value) if value in self.order else len(self.order)
+        try:
+            return (0, declared, 0, float(value), value)
+        except ValueError:
+            return (0, declared, 1, 0.0, value)
 
-def _natural_order(value: str) -> tuple:
-    """Numbers in numeric order, then words, ``none``/``unbinned`` last."""
-    if value in ("none", "unbinned"):
-        return (2, 0.0, value)
-    try:
-        return (0, float(value), value)
-    except ValueError:
-        return (1, 0.0, value)
+
+MISSING_GROUPS = ("none", "unbinned")  # breakdown rows of samples without a key
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,7 @@ class Benchmark:
     generator: str | None = None  # `hallubench generate NAME`; None = data comes from elsewhere
     evaluate_module: str | None = None
     judge_roles: tuple[str, ...] = ("judge",)  # --metadata keys naming judge specs
+    checks: tuple[Check, ...] = ()  # every check judge_item may ask; results hash their prompts (judges.fingerprint)
     default_judge: str = "rule"  # the judge spec used when none is given (announced when it is the embedded rule)
     doc_columns: tuple[str, ...] = ()
     to_docs: Callable[[datasets.Dataset, Mapping[str, Any]], datasets.Dataset] | None = None
@@ -162,7 +170,7 @@ class Benchmark:
             keys = [breakdown.value(d) for d in docs]
             if all(k is None for k in keys):
                 continue
-            result["breakdowns"][breakdown.key] = breakdown_rows(per_sample, keys, names, order=_natural_order)
+            result["breakdowns"][breakdown.key] = breakdown_rows(per_sample, keys, names, order=breakdown.sort_key)
         if self.extra_summary:
             result.update(self.extra_summary(records, docs))
         return result

@@ -298,6 +298,11 @@ def extract_judgement(text: str) -> str | None:
 # ---------------------------------------------------------------- prompts
 
 
+def with_article(noun: str) -> str:
+    """``noun`` after "a" or "an" as it is spoken ("an answer judge", "a summary")."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def _fields(spec: TaskSpec, record: dict[str, Any], with_knowledge: bool) -> str:
     return "\n".join(
         f"#{label}#: {record[field]}"
@@ -321,8 +326,9 @@ def recognition_prompt(
     with_knowledge = variant == "knowledge"
     unit = spec.unit
     parts = [
-        f"You are acting as a {spec.role}. You will see a {unit} together with what it responds to. Decide whether "
-        f"the {unit} contains information that is non-factual, invented or unsupported. Use your knowledge of the "
+        f"You are acting as {with_article(spec.role)}. You will see {with_article(unit)} together with what it "
+        f"responds to. Decide whether the {unit} contains information that is non-factual, invented or unsupported. "
+        "Use your knowledge of the "
         + ("world." if not spec.patterns else "world and look for the following kinds of hallucination.")
     ]
     for pattern in spec.patterns:

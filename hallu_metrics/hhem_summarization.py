@@ -219,6 +219,7 @@ BENCHMARK = Benchmark(
                "see whole (part cut to fit its max_length) / summaries scored by a classifier", conditional=True),
     ),
     judge_item=judge_item,
+    checks=(CONSISTENCY, RUBRIC),  # a classifier (or rule) judge, or an LLM judge
     sample_metrics=sample_metrics,
     headline=("hallucination_rate", "factual_consistency_rate", "answer_rate", "average_summary_length"),
     generator=None,

@@ -242,6 +242,7 @@ BENCHMARK = Benchmark(
     generator="longwiki",
     evaluate_module="hallulens_longwiki",
     judge_roles=("judge", "judge_claims", "judge_verify"),
+    checks=(REFUSAL, CLAIM_EXTRACTION, VERIFICATION),
     to_docs=with_k,
     extra_summary=claim_totals,
     outcomes=OUTCOMES,

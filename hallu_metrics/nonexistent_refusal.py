@@ -89,7 +89,8 @@ _METRICS = (
 _DOMAIN = Breakdown("domain", "category", "domain")
 _COMMON = dict(
     family="hallulens", paper="HalluLens (Bang et al., 2025) section 3.3", metrics=_METRICS, judge_item=judge_item,
-    sample_metrics=sample_metrics, evaluate_module="hallulens_nonexistent_refusal", outcomes=OUTCOMES,
+    checks=(DOES_BELIEVE,), sample_metrics=sample_metrics, evaluate_module="hallulens_nonexistent_refusal",
+    outcomes=OUTCOMES,
 )
 _STRING = datasets.Value("string")
 
@@ -103,7 +104,7 @@ MIXED = Benchmark(
 GENERATED = Benchmark(
     name="generatedentities",
     columns=datasets.Features({c: _STRING for c in ("id", "name", "type", "domain", "place", "place_tier", "prompt")}),
-    breakdowns=(_DOMAIN, Breakdown("place_tier", "ordered", "place frequency tier")),
+    breakdowns=(_DOMAIN, Breakdown("place_tier", "ordered", "place frequency tier", order=("high", "mid", "low"))),
     generator="generatedentities",
     nullable=("place", "place_tier"),
     **_COMMON,

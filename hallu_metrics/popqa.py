@@ -74,6 +74,7 @@ BENCHMARK = Benchmark(
     to_docs=to_docs,
     metrics=qa.METRICS,
     judge_item=qa.judge_item,
+    checks=(qa.GRADE,),
     sample_metrics=qa.sample_metrics,
     breakdowns=(Breakdown("popularity_bin", "ordered", "popularity bin: floor(log10 s_pop), 0 = least popular"),
                 Breakdown("prop", "category", "relation")),

@@ -177,6 +177,7 @@ BENCHMARK = Benchmark(
         Metric("judge_unparseable_rate", "rate", False, "samples without a usable verdict / N"),
     ),
     judge_item=judge_item,
+    checks=(ABSTENTION, CORRECTNESS),
     sample_metrics=sample_metrics,
     breakdowns=(Breakdown("difficulty", "ordered", "difficulty bin (0 = least central page = hardest)"),),
     headline=("false_refusal_rate", "hallucination_rate", "correct_rate", "judge_unparseable_rate"),

@@ -76,6 +76,7 @@ BENCHMARK = Benchmark(
     to_docs=to_docs,
     metrics=qa.METRICS,
     judge_item=qa.judge_item,
+    checks=(qa.GRADE,),
     sample_metrics=qa.sample_metrics,
     breakdowns=(Breakdown("topic", "category", "topic"), Breakdown("answer_type", "category", "answer type")),
     headline=qa.HEADLINE,

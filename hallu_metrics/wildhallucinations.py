@@ -284,6 +284,7 @@ BENCHMARK = Benchmark(
     generator="wildhallucinations",
     evaluate_module="wildhallucinations",
     judge_roles=("judge", "judge_facts", "judge_verify"),
+    checks=(REFUSAL, ATOMIC_FACTS, VERIFICATION),  # the refusal check with --metadata refusal_check=true
     outcomes=OUTCOMES,
     nullable=("perplexity",),
 )

@@ -24,7 +24,6 @@ from hallu_metrics.registry import TASKS
 from hallubench.errors import HallubenchError
 from hallubench.report import (
     INTERVAL_NOTE,
-    breakdown_order,
     cell,
     csv_unit,
     draw_series,
@@ -239,7 +238,7 @@ def comparison_figure(task: str, benchmark: Benchmark, rows: Sequence[Row], brea
     group (category) per result; the title names the judge when all rows share one."""
     metrics = plotted_metrics(benchmark)
     values = sorted({str(r["value"]) for row in rows for r in row["breakdowns"][breakdown.key]},
-                    key=breakdown_order(breakdown))
+                    key=breakdown.sort_key)
     columns = 1 if len(metrics) < 3 else 2
     fig, axes = pyplot().subplots(
         math.ceil(len(metrics) / columns), columns, figsize=(max(7.0, 0.8 * len(values) + 3) * columns,

@@ -7,11 +7,11 @@ from __future__ import annotations
 import math
 import re
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hallu_metrics.contract import UNREADABLE_METRICS, Benchmark, Breakdown, Metric, _natural_order
+from hallu_metrics.contract import MISSING_GROUPS, UNREADABLE_METRICS, Benchmark, Breakdown, Metric
 from hallu_metrics.stats import wilson_interval
 
 if TYPE_CHECKING:
@@ -23,7 +23,6 @@ INTERVAL_NOTE = (
     "error, on their own scale. A rate shown with ± standard error has no known item count (lm-eval records none for "
     "conditional metrics; hallubench score on its samples gives the interval)."
 )
-MISSING_GROUPS = ("none", "unbinned")  # breakdown rows of samples without a key (the contract sorts them last)
 _JUDGE_MODEL_KEYS = ("gguf_file", "model", "pretrained")  # the first one present names a judge's model
 _JUDGE_VERDICT_OPTIONS = ("kind", "structured", "template")  # spec keys that change verdicts, kept in short forms
 
@@ -147,13 +146,6 @@ def table(result: Mapping[str, Any], benchmark: Benchmark, metric_names: Sequenc
 
 # ---------------------------------------------------------------- breakdown order
 
-def breakdown_order(breakdown: Breakdown) -> Callable[[str], tuple]:
-    """Sort key of a breakdown's values: the order the breakdown declares (``order``, e.g. place tiers high, mid,
-    low), then the contract's natural order (numbers numerically, then words, the missing-key group last)."""
-    declared = [str(v) for v in getattr(breakdown, "order", ())]  # Breakdown.order, where the contract declares one
-    return lambda value: (declared.index(value) if value in declared else len(declared), _natural_order(value))
-
-
 def _breakdowns(result: Mapping[str, Any], benchmark: Benchmark) -> list[tuple[Breakdown, list[dict]]]:
     """The result's breakdowns the benchmark declares, each one's rows in its order."""
     present = result.get("breakdowns") or {}
@@ -162,7 +154,7 @@ def _breakdowns(result: Mapping[str, Any], benchmark: Benchmark) -> list[tuple[B
 
 def _sorted_rows(breakdown: Breakdown, rows: Sequence[dict]) -> list[dict]:
     """A breakdown's rows in its order."""
-    key = breakdown_order(breakdown)
+    key = breakdown.sort_key
     return sorted(rows, key=lambda row: key(str(row["value"])))
 
 

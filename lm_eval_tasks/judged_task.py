@@ -21,6 +21,7 @@ from lm_eval.filters.selection import TakeFirstFilter
 
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.judges import DEFAULT_JUDGE, JudgeSet, failed_verdicts
+from hallu_metrics.judges.fingerprint import judge_prompts_hash
 from hallu_metrics.judges.kinds import JUDGE_OPTIONS, check_judge_spec
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import benchmark_for_task
@@ -233,6 +234,7 @@ class JudgedTask(ConfigurableTask):
         self._benchmark, self._specs = benchmark, specs
         judges = JudgeSet(specs)
         metadata["hallubench_judges"] = judges.public_specs()
+        metadata["hallubench_judge_prompts_hash"] = judge_prompts_hash(benchmark)
         if specs.get("judge") == DEFAULT_JUDGE and benchmark.judge_roles:
             metadata["hallubench_judge_note"] = EMBEDDED_NOTE
         location, source = task_setting(metadata, "dataset", task)

@@ -88,7 +88,7 @@ def test_dataset_cards_record_what_regenerates_the_set(tmp_path):
     card = (out / "README.md").read_text()
     section = card.split("## Reproducibility", 1)[1]
     assert "- hallubench: " in section and "- lm_eval: " in section
-    assert "generator prompts and rules: sha256:" in section and '"seed": 0' in section
+    assert "generator prompts: sha256:" in section and '"seed": 0' in section
 
 
 def declared_groups() -> dict[str, tuple[dict, str]]:

@@ -155,3 +155,17 @@ def test_faithfulness_figure_uses_the_metrics_scales_and_short_judges():
     progression, _, residual = build_figure([result]).axes
     assert progression.get_ylim() == HHEM.metric("score").scale
     assert residual.get_ylim() == HHEM.metric("residual").scale
+
+
+def test_ordered_breakdowns_follow_their_declared_order():
+    """Place tiers run high -> mid -> low (not alphabetically), numeric bins numerically, the missing group last,
+    in score's result rows and so in every table and plot drawn from them."""
+    from hallu_metrics.registry import BENCHMARKS
+
+    generated = BENCHMARKS["generatedentities"]
+    docs = [{"place_tier": tier, "domain": "animal"} for tier in ("low", None, "high", "mid", "low")]
+    records = [{"outcome": "not_believed"} for _ in docs]
+    rows = generated.summarize(records, docs)["breakdowns"]["place_tier"]
+    assert [r["value"] for r in rows] == ["high", "mid", "low", "none"]
+    [bins] = [b for b in BENCHMARKS["precisewikiqa"].breakdowns if b.kind == "ordered"]
+    assert sorted(["10", "none", "2", "9"], key=bins.sort_key) == ["2", "9", "10", "none"]

@@ -12,12 +12,15 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import datasets
 
+from generators.protocol import sent
 from generators.publishing import CardInfo
-from generators.wildhallucinations import card, pipeline
-from generators.wildhallucinations.conversations import load_conversations
+from generators.wildhallucinations import card, entities, pipeline
+from generators.wildhallucinations.categories import category_request
+from generators.wildhallucinations.conversations import UserTurn, load_conversations
 from generators.wildhallucinations.entities import load_excluded
 from generators.wildhallucinations.fetch import Fetcher, FetchPolicy
 from generators.wildhallucinations.knowledge import (
@@ -47,6 +50,15 @@ FEATURES = datasets.Features(
         "fetch_date": datasets.Value("string"),
     }
 )
+
+
+def prompts() -> dict[str, Any]:
+    """The extractor's and the verifier's requests on placeholder inputs (section 2.1: extract, verify, ambiguity;
+    section 2.2: category)."""
+    return {"extract": sent(entities.extract_request(UserTurn("{conversation_id}", "{user turn}"))),
+            "verify": sent(entities.verify_request("{entity}")),
+            "ambiguity": sent(entities.ambiguity_request("{entity}")),
+            "category": sent(category_request("{entity}"))}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -190,6 +190,7 @@ def _benchmark(name: str, judge_item, **kwargs: Any) -> Benchmark:
 
 RUBRIC = _benchmark("faithfulness_rubric", judge_reply, tasks=("faithfulness_rubric", "faithfulness_rubric_so"),
                     judge_roles=(), doc_columns=(*COLUMNS, "prompt"), to_docs=rubric_docs)
-HHEM = _benchmark("faithfulness_hhem", judge_hhem, default_judge=f"hhem:model={HHEM_MODEL_ID}")  # HHEM-2.1, sliding
-BASELINE = _benchmark("faithfulness_baseline", judge_baseline)
+HHEM = _benchmark("faithfulness_hhem", judge_hhem, checks=(_CHECK,),
+                  default_judge=f"hhem:model={HHEM_MODEL_ID}")  # HHEM-2.1, sliding
+BASELINE = _benchmark("faithfulness_baseline", judge_baseline, checks=(_CHECK,))
 BENCHMARKS = (RUBRIC, HHEM, BASELINE)

@@ -12,6 +12,8 @@ from hallubench.backends import ChatRequest, ModelClient
 from hallubench.backends.base import Message
 from hallubench.specs import redact
 
+TEMPERATURE = 0.0  # judges decode greedily
+
 
 class LLMJudge:
     """Greedy judging with parse retries; failed calls become ``failed`` verdicts."""
@@ -54,7 +56,7 @@ class LLMJudge:
         verdict = Verdict(None, "unparseable", "")
         for _ in range(self.parse_retries + 1):
             request = ChatRequest.from_messages(
-                conversation, temperature=0.0, max_tokens=check.max_tokens, response_format=response_format
+                conversation, temperature=TEMPERATURE, max_tokens=check.max_tokens, response_format=response_format
             )
             completion = await self.client.acomplete(request)
             if completion.cached and self.retry_unparseable and read(completion.text or "") is None:

@@ -1,0 +1,170 @@
+"""Provenance prompt hashes cover what is sent (issue #23): a benchmark's ``judge_prompts_hash`` covers the rendered
+conversation, reminder, decoding parameters and reader of every check its judging chain may ask, wherever the check
+is defined; a dataset card's generator hash covers the generator's requests and templates. Comments and docstrings
+count in neither (no source text is read)."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+from dataclasses import replace
+from typing import Any
+
+import datasets
+import pytest
+from lm_eval.tasks import TaskManager
+from test_metric_paths import CASES, ScriptedJudge
+
+from generators import faithfulness, generatedentities, longwiki, mixedentities
+from generators.cli import GENERATORS, reproducibility
+from generators.nonexistent import prompts as nonexistent_prompts
+from generators.protocol import generator_prompts_hash
+from hallu_metrics import longwiki as longwiki_benchmark
+from hallu_metrics.faithfulness.benchmark import BASELINE_KEY
+from hallu_metrics.judges import JudgeSet, base, llm
+from hallu_metrics.judges.base import Check
+from hallu_metrics.judges.fingerprint import check_fingerprint, judge_prompts_hash
+from hallu_metrics.longform import claims, verification
+from hallu_metrics.pipeline import judge_responses
+from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
+from hallu_metrics.registry import BENCHMARKS
+from lm_eval_tasks import TASKS_DIR
+
+LONGWIKI = longwiki_benchmark.BENCHMARK
+JUDGED = sorted(name for name, b in BENCHMARKS.items() if b.judge_roles)
+# Runs beyond each case's own that reach the other checks of a chain: WildHallucinations' optional refusal check,
+# and the LLM branch of HHEM summarisation (the rubric instead of the classifier pair).
+MORE_RUNS: dict[str, list[dict[str, Any]]] = {
+    "wildhallucinations": [{"settings": {"refusal_check": "true"}}],
+    "hhem_summarization": [{"spec": "openai:model=scripted", "answers": {"faithfulness": lambda item: 4}}],
+}
+
+
+class Recorder:
+    """A test judge that records every check it is asked."""
+
+    def __init__(self, inner: ScriptedJudge, spec: str):
+        self.inner, self.spec, self.asked = inner, spec, []
+
+    async def ask(self, check: Check, item: dict):
+        self.asked.append(check)
+        return await self.inner.ask(check, item)
+
+    def __getattr__(self, name: str) -> Any:  # report, close, a classifier's scorer
+        return getattr(self.inner, name)
+
+
+def asked_checks(name: str, tmp_path, spec: str | None = None, settings: dict | None = None,
+                 answers: dict | None = None) -> list[Check]:
+    """The checks the benchmark's own chain asks over its metric-paths case (scripted judge in every role)."""
+    case = CASES[name](tmp_path)
+    spec = spec or case.judge_spec
+    recorder = Recorder(ScriptedJudge(case.faults, {**case.answers, **(answers or {})}, cut_when=case.cut_when), spec)
+    judges = JudgeSet({"judge": spec}, settings={**case.settings, **(settings or {})})
+    judges.use(spec, recorder)
+    judges.use(BASELINE_KEY, recorder)
+    judge_responses(BENCHMARKS[name], case.responses, case.docs, judges)
+    return recorder.asked
+
+
+@pytest.mark.parametrize("name", JUDGED)
+def test_a_chain_asks_exactly_the_checks_its_benchmark_declares(name, tmp_path):
+    benchmark = BENCHMARKS[name]
+    asked = [check for run in [{}, *MORE_RUNS.get(name, [])] for check in asked_checks(name, tmp_path, **run)]
+    undeclared = sorted({c.name for c in asked if c not in benchmark.checks})
+    assert not undeclared, f"{name} asks checks it does not declare: {undeclared}"
+    never = sorted({c.name for c in benchmark.checks if c not in asked})
+    assert not never, f"{name} declares checks its chain never asked here: {never}"
+
+
+def test_benchmarks_without_judges_declare_no_checks():
+    assert all(not b.checks for b in BENCHMARKS.values() if not b.judge_roles)
+
+
+def test_a_check_the_template_helper_cannot_render_is_covered_with_its_worked_examples():
+    """Verification formats each evidence passage: it is rendered on placeholder records, few-shot block included."""
+    [system, user] = check_fingerprint(verification.VERIFICATION)["messages"]
+    assert "You check one claim" in system["content"]
+    assert "Grace Hopper was born in New York City." in user["content"]  # a worked example
+    assert "Title: {passages.title}\n{passages.text}" in user["content"] and "{claim}" in user["content"]
+
+
+def test_prompts_defined_outside_the_judge_item_module_change_the_hash(monkeypatch):
+    before = judge_prompts_hash(LONGWIKI)
+    monkeypatch.setattr(claims, "_SYSTEM", claims._SYSTEM.replace("claims", "statements"))
+    edited_prompt = judge_prompts_hash(LONGWIKI)
+    monkeypatch.setattr(verification, "_SHOTS", verification._SHOTS.replace("Grace Hopper", "Ada Lovelace"))
+    edited_examples = judge_prompts_hash(LONGWIKI)
+    assert len({before, edited_prompt, edited_examples}) == 3
+
+
+@pytest.mark.parametrize("change", [
+    {"max_tokens": 33}, {"reminder": "Answer in JSON."}, {"parse": claims.parse_claims},
+    {"rule": claims.sentence_claim},
+])
+def test_decoding_reminder_and_reader_change_the_hash(change, monkeypatch):
+    monkeypatch.setattr(base, "ALL_CHECKS", list(base.ALL_CHECKS))  # the edited copy stays out of the registry
+    refusal = longwiki_benchmark.REFUSAL
+    edited = replace(LONGWIKI, checks=(replace(refusal, **change), *LONGWIKI.checks[1:]))
+    assert judge_prompts_hash(edited) != judge_prompts_hash(LONGWIKI)
+
+
+def test_judge_temperature_changes_the_hash(monkeypatch):
+    before = judge_prompts_hash(LONGWIKI)
+    monkeypatch.setattr(llm, "TEMPERATURE", 0.5)
+    assert judge_prompts_hash(LONGWIKI) != before
+
+
+def test_hashes_are_stable_and_read_no_source(monkeypatch):
+    """Two computations agree; neither reads source text (so comments cannot count) nor depends on docstrings."""
+    first = {name: judge_prompts_hash(b) for name, b in BENCHMARKS.items()}
+    cards = {name: generator_prompts_hash(module) for name, (module, _) in GENERATORS.items()}
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("prompt hashes must not read source files")
+
+    monkeypatch.setattr(inspect, "getsource", refuse)
+    monkeypatch.setattr(claims, "__doc__", "edited")
+    monkeypatch.setattr(claims.parse_claims, "__doc__", "edited")
+    assert {name: judge_prompts_hash(b) for name, b in BENCHMARKS.items()} == first
+    assert {name: generator_prompts_hash(module) for name, (module, _) in GENERATORS.items()} == cards
+    assert all(h.startswith("sha256:") and len(h) == 23 for h in (*first.values(), *cards.values()))
+
+
+def test_lm_eval_results_record_the_judge_prompts_hash(tmp_path):
+    rows = [{"id": "x", "question": "Q?", "answer": "A", "title": "T", "reference": "r", "difficulty": 0}]
+    datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)}).save_to_disk(str(tmp_path / "d"))
+    manager = TaskManager(include_path=str(TASKS_DIR), metadata={"dataset": str(tmp_path / "d"), "judge": "rule"})
+    task = manager.load(["precisewikiqa"])["tasks"]["precisewikiqa"]
+    assert task.config.metadata["hallubench_judge_prompts_hash"] == judge_prompts_hash(PRECISEWIKIQA)
+
+
+# ---------------------------------------------------------------- generators
+
+def test_generator_prompts_are_data():
+    for module, _ in GENERATORS.values():
+        json.dumps(module.prompts(), sort_keys=True, ensure_ascii=True)
+
+
+def test_prompt_templates_change_the_card_hash_of_both_entity_generators(monkeypatch):
+    before = [generator_prompts_hash(m) for m in (mixedentities, generatedentities)]
+    monkeypatch.setattr(nonexistent_prompts, "TEMPLATES", (*nonexistent_prompts.TEMPLATES[:-1], "Describe {entity}."))
+    after = [generator_prompts_hash(m) for m in (mixedentities, generatedentities)]
+    assert before[0] != after[0] and before[1] != after[1]
+
+
+@pytest.mark.parametrize("module, name, value", [
+    (faithfulness, "_INSTRUCTIONS", {**faithfulness._INSTRUCTIONS, "intrinsic": "Contradict the SENTENCE."}),
+    (generatedentities, "MAX_TOKENS", 65),
+    (longwiki, "NO_QUESTION", "[NONE]"),
+])
+def test_a_generator_prompt_or_decoding_change_changes_the_card_hash(module, name, value, monkeypatch):
+    before = generator_prompts_hash(module)
+    monkeypatch.setattr(module, name, value)
+    assert generator_prompts_hash(module) != before
+
+
+def test_the_card_records_the_generator_prompts_hash():
+    section = reproducibility(mixedentities, argparse.Namespace(seed=0))
+    assert f"- generator prompts: {generator_prompts_hash(mixedentities)} " in section
