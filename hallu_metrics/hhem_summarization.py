@@ -22,8 +22,8 @@ from hallu_metrics.faithfulness import RUBRIC
 from hallu_metrics.judges import JudgeSet, judge_kind
 from hallu_metrics.judges.base import Check
 from hallu_metrics.scorers import FLAN_T5_BASE_ID, FLAN_T5_BASE_REVISION, HHEM_2_1_REVISION, HHEM_MODEL_ID
+from hallu_metrics.settings import task_setting
 from hallubench.errors import HallubenchError
-from lm_eval_tasks.settings import task_setting
 
 NAME = "hhem_summarization"
 THRESHOLD = 0.5  # leaderboard: a summary scored below 0.5 is hallucinated

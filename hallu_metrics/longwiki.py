@@ -31,12 +31,15 @@ from hallu_metrics.longform.refusal import REFUSAL
 from hallu_metrics.longform.retrieval import Retriever, query
 from hallu_metrics.longform.sentences import snippets, split_sentences
 from hallu_metrics.longform.verification import VERIFICATION
+from hallu_metrics.settings import option, task_setting
 from hallubench.backends.aio import in_cpu_lane
 from hallubench.errors import HallubenchError
-from lm_eval_tasks.settings import task_setting
 
 TASK = "longwiki"
 DEFAULT_K = 32
+# Run settings LongWiki reads (hallu_metrics/settings.py): the evidence store, its retrieval, and K of recall@K
+# (unset: the doc's k from the task's dataset_kwargs, else DEFAULT_K).
+OPTIONS = {"knowledge": None, "embedder": "minilm", "retrieval": "embedding", "longwiki_k": None}
 OUTCOMES = ("refused", "no_claims", "judged", "unjudged")
 
 
@@ -86,14 +89,15 @@ def evidence_settings(settings: Mapping[str, Any]) -> tuple[str, str, str]:
     (or ``$HALLUBENCH_KNOWLEDGE``, ``hallubench score --knowledge``), optional ``embedder`` (default ``minilm``;
     the paper's ``sentence-transformers/gtr-t5-large``) and ``retrieval`` (``embedding``, or FActScore's
     ``bm25``)."""
-    knowledge, source = task_setting(settings, "knowledge", TASK)
+    knowledge = option(settings, "knowledge", TASK)
     if knowledge is None:
         raise HallubenchError(
-            f"{TASK} needs a knowledge store for evidence: pass {source} (build one with: hallubench knowledge build)"
+            f"{TASK} needs a knowledge store for evidence: pass --knowledge PATH to hallubench score, "
+            "--metadata knowledge=PATH to lm_eval, or set $HALLUBENCH_KNOWLEDGE (build one with: hallubench knowledge "
+            "build)"
         )
-    embedder = task_setting(settings, "embedder", TASK)[0] or "minilm"
-    method = task_setting(settings, "retrieval", TASK)[0] or "embedding"
-    return knowledge, embedder, method
+    return str(knowledge), str(option(settings, "embedder", TASK, OPTIONS["embedder"])), str(
+        option(settings, "retrieval", TASK, OPTIONS["retrieval"]))
 
 
 def open_evidence(settings: Mapping[str, Any]) -> Evidence:
@@ -113,7 +117,7 @@ def open_evidence(settings: Mapping[str, Any]) -> Evidence:
 def claim_k(doc: Mapping[str, Any], settings: Mapping[str, Any]) -> int:
     """K of recall@K: ``--metadata longwiki_k`` (or ``$HALLUBENCH_LONGWIKI_K``), else the doc's ``k`` (set from
     the task's ``dataset_kwargs: {k: ...}``), else 32 as in the paper."""
-    value = task_setting(settings, "longwiki_k", TASK)[0] or doc.get("k") or DEFAULT_K
+    value = option(settings, "longwiki_k", TASK) or doc.get("k") or DEFAULT_K
     try:
         k = int(value)
     except (TypeError, ValueError):
@@ -242,6 +246,7 @@ BENCHMARK = Benchmark(
     generator="longwiki",
     evaluate_module="hallulens_longwiki",
     judge_roles=("judge", "judge_claims", "judge_verify"),
+    options=OPTIONS,
     checks=(REFUSAL, CLAIM_EXTRACTION, VERIFICATION),
     to_docs=with_k,
     extra_summary=claim_totals,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from hallu_metrics.longform.refusal import REFUSAL
 from hallu_metrics.longform.retrieval import METHODS, TOP_K, Retriever, query
 from hallu_metrics.longform.sentences import MIN_SENTENCE_CHARS, split_sentences
 from hallu_metrics.longform.verification import VERIFICATION
+from hallu_metrics.settings import option
 from hallubench.backends.aio import in_cpu_lane
 from hallubench.errors import HallubenchError
 
@@ -93,8 +93,7 @@ class EvidenceSettings:
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> EvidenceSettings:
         def value(key: str, default: Any) -> Any:
-            found = settings.get(key)
-            return found if found not in (None, "") else os.environ.get(f"HALLUBENCH_{key.upper()}", default)
+            return option(settings, key, "wildhallucinations", default)
 
         retrieval = str(value("retrieval", cls.retrieval))
         if retrieval not in METHODS:
@@ -284,6 +283,8 @@ BENCHMARK = Benchmark(
     generator="wildhallucinations",
     evaluate_module="wildhallucinations",
     judge_roles=("judge", "judge_facts", "judge_verify"),
+    options={"retrieval": EvidenceSettings.retrieval, "embedder": EvidenceSettings.embedder,
+             "top_k": EvidenceSettings.top_k, "refusal_check": EvidenceSettings.refusal_check},
     checks=(REFUSAL, ATOMIC_FACTS, VERIFICATION),  # the refusal check with --metadata refusal_check=true
     outcomes=OUTCOMES,
     nullable=("perplexity",),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from datetime import datetime, timezone
 from pathlib import Path
 
 from hallubench.errors import HallubenchError
@@ -53,39 +54,58 @@ def run_lm_eval(lm_eval_args: list[str]) -> int:
     return 0
 
 
-def _judge_specs(args: argparse.Namespace) -> dict[str, str]:
+def _flags(args: argparse.Namespace) -> dict[str, str]:
+    """score's settings flags (they override what the samples log recorded): ``--judge``, ``--judge-role``,
+    ``--knowledge`` and ``--set KEY=VALUE`` for any option the benchmark declares."""
     from hallu_metrics.registry import benchmark_for_task
+    from hallu_metrics.settings import setting_keys
 
-    specs = {"judge": args.judge or benchmark_for_task(args.task).default_judge}
-    specs.update({role: value for role, value in (args.judge_role or [])})
-    return specs
+    benchmark = benchmark_for_task(args.task)
+    flags = dict(args.set or [])
+    unknown = sorted(set(flags) - set(benchmark.options))
+    if unknown:
+        known = ", ".join(benchmark.options) or "none"
+        raise HallubenchError(f"--set {unknown[0]}: not a setting of {args.task} (its settings: {known})")
+    flags.update(args.judge_role or [])
+    stray = sorted(set(flags) - set(setting_keys(benchmark)))
+    if stray:
+        raise HallubenchError(f"--judge-role {stray[0]}: {args.task} has no such judge role (its roles: "
+                              f"{', '.join(benchmark.judge_roles) or 'none'})")
+    if args.judge:
+        flags["judge"] = args.judge
+    if args.knowledge:
+        flags["knowledge"] = str(args.knowledge)
+    return flags
 
 
 def _score(args: argparse.Namespace) -> int:
-    from hallu_metrics.judges import judge_kind
+    from hallu_metrics.judges.kinds import check_judge_spec
     from hallu_metrics.registry import benchmark_for_task
     from hallubench import report
     from hallubench.dataset_samples import write_dataset_samples
     from hallubench.outputs import check_output_file, replaced_atomically
-    from hallubench.scoring import score, write_json_atomic
+    from hallubench.scoring import ScoreOptions, find_samples, score, write_json_atomic
 
     benchmark = benchmark_for_task(args.task)
     check_output_file(args.out, "--out")
     if args.plot is not None:
         check_output_file(args.plot, "--plot", ".png")
-    for spec in _judge_specs(args).values():
-        judge_kind(spec)  # a bad spec fails before any work
-    settings = {"knowledge": str(args.knowledge)} if args.knowledge else {}
+    flags = _flags(args)
+    for role in benchmark.judge_roles:
+        if flags.get(role):
+            check_judge_spec(flags[role])  # a bad spec fails before any work
     with tempfile.TemporaryDirectory() as tmp:
-        samples = Path(args.samples) if args.samples else Path(tmp) / "samples.jsonl"
+        samples = find_samples(args.samples, args.task) if args.samples else Path(tmp) / "samples.jsonl"
         if args.dataset:  # the judge scores each doc itself; the responses stay empty
             write_dataset_samples(args.task, args.dataset, samples)
-        result, _ = score(args.task, samples, _judge_specs(args), args.retry_unparseable, settings)
+        result, _ = score(args.task, samples, ScoreOptions(flags, args.rejudge, args.retry_unparseable))
     if args.dataset:
         result["samples"] = f"{args.dataset} (dataset, empty responses)"
+        result["dataset"].update(location=args.dataset, revision="unpinned")
     if args.model:
         result["model"] = args.model
     result["unreadable"]["max"] = args.max_unreadable
+    result["date"] = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     write_json_atomic(Path(args.out), result)
     print(report.judge_line(result))
     print(report.table(result, benchmark))
@@ -114,6 +134,13 @@ def _score(args: argparse.Namespace) -> int:
             "format or re-ask with --retry-unparseable"
         )
     return 0
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), value.strip()
 
 
 def _share(text: str) -> float:
@@ -182,7 +209,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="the lm-eval task the samples belong to: " + ", ".join(sorted(TASKS)),
     )
     given = score.add_mutually_exclusive_group(required=True)
-    given.add_argument("--samples", help="lm-eval samples_<task>_*.jsonl")
+    given.add_argument(
+        "--samples",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="lm-eval's samples_<TASK>_<date>.jsonl (written with --log_samples), or folders holding it (searched "
+        "recursively, e.g. out/); several files or folders may be given (a shell glob) but they must come down to "
+        "one run of --task: several runs are refused, listed newest first",
+    )
     given.add_argument(
         "--dataset",
         help="a test set instead of samples, every response empty: for tasks whose "
@@ -190,8 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     score.add_argument(
         "--judge",
-        help="judge spec: rule, openai:..., hf:..., smollm2, hhem:..., nli:... (default: the task's default judge, "
-        f"{DEFAULT_JUDGE!r} for most tasks)",
+        help="judge spec: rule, openai:..., hf:..., smollm2, hhem:..., nli:... (default: the judge the samples log "
+        f"records, else the task's default judge, {DEFAULT_JUDGE!r} for most tasks)",
     )
     score.add_argument(
         "--judge-role",
@@ -202,6 +237,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     score.add_argument(
         "--retry-unparseable", action="store_true", help="re-ask judge replies that were cached but could not be read"
+    )
+    score.add_argument(
+        "--rejudge",
+        action="store_true",
+        help="judge every item again (default: reuse the verdicts lm-eval's run left in the samples log and judge only "
+        "items without one; a flag that changes a setting of the run, e.g. another judge, also judges everything)",
+    )
+    score.add_argument(
+        "--set",
+        type=_key_value,
+        action="append",
+        metavar="KEY=VALUE",
+        help="a run setting of the task (e.g. retrieval=bm25, longwiki_k=64, top_k=5), overriding what the samples "
+        "log recorded (docs/results.md, run settings)",
     )
     score.add_argument(
         "--knowledge",

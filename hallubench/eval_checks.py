@@ -153,9 +153,10 @@ def check_comma_split(args: Sequence[str], metadata: Mapping[str, Any]) -> None:
 def check_hallubench_task(task: str, metadata: Mapping[str, Any], probe: bool) -> None:
     """The test set of ``task`` loads with the benchmark's columns; its judge specs are valid (and answer)."""
     from hallu_metrics.registry import benchmark_for_task
+    from hallu_metrics.settings import task_setting
     from lm_eval_tasks.dataset_loading import load_rows
     from lm_eval_tasks.judged_task import given_judge_specs, probe_judges
-    from lm_eval_tasks.settings import probe_timeout, task_setting
+    from lm_eval_tasks.settings import probe_timeout
 
     benchmark = benchmark_for_task(task)
     specs = given_judge_specs(benchmark, metadata, task)

@@ -3,25 +3,115 @@ re-running the model, and report overall metrics and breakdowns in the shared re
 
 from __future__ import annotations
 
-import inspect
+import contextlib
 import json
 import math
-from collections.abc import Mapping
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import datasets
+
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.judges import JudgeSet, failed_verdicts
+from hallu_metrics.judges.fingerprint import judge_prompts_hash
 from hallu_metrics.pipeline import judge_responses
-from hallu_metrics.registry import benchmark_for_task
+from hallu_metrics.registry import TASKS, benchmark_for_task
+from hallu_metrics.settings import RunSettings, resolve_settings
 from hallubench.errors import HallubenchError
 from hallubench.outputs import write_text_atomic
-from hallubench.provenance import prompts_hash, software
+from hallubench.provenance import dataset_fingerprint, software
 
 RESULT_SCHEMA_VERSION = 2
 
 
-def _sample_line(path: Path, number: int, line: str, benchmark: Benchmark) -> tuple[dict, str]:
+_LM_EVAL_SAMPLES = re.compile(r"samples_(?P<task>\w+)_(?P<date>\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d(?:\.\d+)?)\.jsonl")
+
+
+def _task_of(name: str) -> str | None:
+    """The hallubench task of a file lm-eval named ``samples_<task>_<date>.jsonl``, or None for other names."""
+    named = _LM_EVAL_SAMPLES.fullmatch(name)
+    return named["task"] if named and named["task"] in TASKS else None
+
+
+def _run_time(path: Path) -> float:
+    """When lm-eval's run wrote ``path``: the date in its name (``..._2025-01-31T12-00-00.123456.jsonl``), else the
+    file's modification time."""
+    named = _LM_EVAL_SAMPLES.fullmatch(path.name)
+    if named:
+        day, _, clock = named["date"].partition("T")
+        with contextlib.suppress(ValueError):  # a date-like name that is no date (month 13)
+            return datetime.fromisoformat(f"{day}T{clock.replace('-', ':')}").timestamp()
+    return path.stat().st_mtime
+
+
+def find_samples(paths: Sequence[Path], task: str) -> Path:
+    """The one samples file of ``task`` that ``paths`` name: files, and folders searched recursively for lm-eval's
+    ``samples_<task>_<date>.jsonl``. Files lm-eval named for another hallubench task are left out (a shell glob
+    ``samples_halueval_qa_*`` also matches ``halueval_qa_knowledge``'s); several runs of ``task`` are refused, listed
+    newest first (merging them would mix models or sets)."""
+    found: dict[Path, Path] = {}
+    others: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            matches = [p for p in path.rglob(f"samples_{task}_*.jsonl") if _task_of(p.name) == task]
+        elif path.is_file():
+            matches = [path]
+        else:
+            raise HallubenchError(f"samples file not found: {path}")
+        for match in matches:
+            if _task_of(match.name) in (None, task):
+                found.setdefault(match.resolve(), match)
+            else:
+                others.append(match)
+    runs = sorted(found.values(), key=_run_time, reverse=True)
+    if len(runs) > 1:
+        raise HallubenchError(f"{len(runs)} samples files of {task} (newest first): {', '.join(map(str, runs))}; "
+                              f"score one run at a time, e.g. the newest: --samples {runs[0]}")
+    if runs:
+        return runs[0]
+    if others:
+        raise HallubenchError(f"{others[0]} holds samples of {_task_of(others[0].name)}, not of --task {task}")
+    raise HallubenchError(f"no samples_{task}_*.jsonl under {', '.join(map(str, paths))}")
+
+
+def _is_results_file(path: Path) -> bool:
+    """Whether ``path`` is an lm-eval results JSON (``results`` and ``configs`` at its top)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(data, dict) and "results" in data and "configs" in data
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One line of an lm-eval samples log: the doc, the model's raw response, and the judged record lm-eval's run
+    left in ``filtered_resps`` (None when there is none, e.g. a file written by other code)."""
+
+    doc_id: Any
+    doc: dict
+    response: str
+    record: dict | None
+
+
+def _judged_record(sample: Mapping[str, Any]) -> dict | None:
+    """The judged record of a samples line (``filtered_resps`` holds it as a JSON string), or None."""
+    filtered = sample.get("filtered_resps")
+    if not isinstance(filtered, list) or not filtered or not isinstance(filtered[0], str):
+        return None
+    try:
+        record = json.loads(filtered[0])
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _sample_line(path: Path, number: int, line: str, benchmark: Benchmark) -> Sample:
     try:
         sample = json.loads(line)
         doc, response = sample["doc"], sample["resps"][0][0]
@@ -35,27 +125,88 @@ def _sample_line(path: Path, number: int, line: str, benchmark: Benchmark) -> tu
     nulls = [c for c in benchmark.required_doc_columns if doc[c] is None and c not in benchmark.nullable]
     if nulls:
         raise HallubenchError(f"{path}:{number}: doc fields {nulls} are null")
-    return doc, response if isinstance(response, str) else json.dumps(response)
+    text = response if isinstance(response, str) else json.dumps(response)
+    return Sample(sample.get("doc_id"), doc, text, _judged_record(sample))
 
 
-def read_samples(path: Path, task: str) -> tuple[list[dict], list[str]]:
-    """Docs and raw model responses from an lm-eval ``samples_<task>_*.jsonl`` file."""
+def read_samples(path: Path, task: str) -> list[Sample]:
+    """The lines of an lm-eval ``samples_<task>_*.jsonl`` file, in the test set's order (``doc_id``; a run on
+    several GPUs logs each GPU's docs in turn)."""
     benchmark = benchmark_for_task(task)
     if not path.is_file():
         raise HallubenchError(f"samples file not found: {path}")
-    docs, responses = [], []
+    if path.suffix == ".json" and _is_results_file(path):
+        raise HallubenchError(f"{path} is lm-eval's results file; pass the samples_{task}_*.jsonl written beside it "
+                              "with --log_samples")
     try:
         with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if line.strip():
-                    doc, response = _sample_line(path, number, line, benchmark)
-                    docs.append(doc)
-                    responses.append(response)
+            samples = [_sample_line(path, n, line, benchmark) for n, line in enumerate(handle, start=1) if line.strip()]
     except UnicodeDecodeError as exc:
         raise HallubenchError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    if not docs:
+    if not samples:
         raise HallubenchError(f"{path} holds no samples")
-    return docs, responses
+    if all(isinstance(sample.doc_id, int) for sample in samples):
+        samples.sort(key=lambda sample: sample.doc_id)
+    return samples
+
+
+def recorded_settings(samples: Sequence[Sample]) -> dict[str, Any] | None:
+    """The run settings lm-eval's run recorded in its judged records (the first that has them), or None."""
+    return next((dict(s.record["settings"]) for s in samples
+                 if s.record is not None and isinstance(s.record.get("settings"), dict)), None)
+
+
+def has_verdict(record: Mapping[str, Any] | None) -> bool:
+    """Whether a recorded record holds verdicts to reuse: a judge looked at it (not ``--predict_only``, not
+    ``judge: none``, judging did not raise: no ``unjudged_reason``) and none of its judge calls failed. Unreadable
+    verdicts are verdicts (their replies are cached; ``--retry-unparseable`` re-asks them)."""
+    return (record is not None and "unjudged_reason" not in record and record.get("judge") != "none"
+            and not failed_verdicts([record]))
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """How ``hallubench score`` treats a samples log: ``flags`` are the command's settings (``--judge``,
+    ``--judge-role``, ``--knowledge``, ``--set``), which override the settings the run recorded; ``rejudge`` judges
+    every item again instead of reusing the verdicts in the log."""
+
+    flags: Mapping[str, Any] = field(default_factory=dict)
+    rejudge: bool = False
+    retry_unparseable: bool = False
+
+
+def _reusable(benchmark: Benchmark, settings: RunSettings, options: ScoreOptions,
+              recorded: Mapping[str, Any] | None) -> bool:
+    """Whether verdicts in the log may be reused: a judged benchmark, no --rejudge / --retry-unparseable, and every
+    setting (judges, evidence, K, ...) as the run recorded it: a flag that changes one judges everything again."""
+    if not benchmark.judge_roles or options.rejudge or options.retry_unparseable or recorded is None:
+        return False
+    return all(recorded.get(key) == value for key, value in settings.record().items())
+
+
+def docs_fingerprint(docs: Sequence[dict]) -> str | None:
+    """The test set's fingerprint as lm-eval's task records it (``dataset_fingerprint`` of its rows), computed over
+    ``docs``; None when they are not the rows of one table (different keys or types)."""
+    if any(doc.keys() != docs[0].keys() for doc in docs):
+        return None
+    try:
+        return dataset_fingerprint(datasets.Dataset.from_list(list(docs)))
+    except (ValueError, TypeError):  # pyarrow's ArrowInvalid / ArrowTypeError
+        return None
+
+
+def run_dataset(samples: Path, task: str) -> dict[str, Any]:
+    """Where lm-eval's run took the set from: ``hallubench_dataset`` of ``task`` in the run's results file
+    (``results_<date>.json`` beside ``samples_<task>_<date>.jsonl``), or {} when there is none."""
+    named = _LM_EVAL_SAMPLES.fullmatch(samples.name)
+    results = samples.with_name(f"results_{named['date']}.json") if named and named["task"] == task else None
+    if results is None or not results.is_file():
+        return {}
+    try:
+        recorded = json.loads(results.read_text(encoding="utf-8"))["configs"][task]["metadata"]["hallubench_dataset"]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        return {}
+    return recorded if isinstance(recorded, dict) else {}
 
 
 def _json_safe(value: Any) -> Any:
@@ -73,24 +224,66 @@ def write_json_atomic(path: Path, payload: Any) -> None:
     write_text_atomic(path, json.dumps(_json_safe(payload), indent=2, ensure_ascii=False) + "\n")
 
 
-def score(
-    task: str,
-    samples: Path,
-    judge_specs: Mapping[str, str],
-    retry_unparseable: bool = False,
-    settings: Mapping[str, Any] | None = None,
-) -> tuple[dict[str, Any], list[dict]]:
-    """Judge every sample (failed verdicts stay unjudged and are counted in ``judge_failed``); ``settings``
-    reach the judging chain (e.g. ``knowledge``: LongWiki's evidence store). ``unreadable`` in the result names
-    the benchmark's unreadable-share metric, its value and how many items have an unreadable or failed verdict."""
+def _announce(task: str, settings: RunSettings, recorded: Mapping[str, Any] | None) -> None:
+    """Say which settings came from the samples log and which flags override what the run recorded."""
+    if recorded is None:  # a log not written by a hallubench task (or score --dataset): flags, env, defaults
+        return
+    mine = settings.record()
+    overridden = [f"{key}={mine[key]!r} (run: {recorded.get(key)!r})" for key in mine
+                  if settings.source(key) == "flag" and key in recorded and mine[key] != recorded.get(key)]
+    print(f"[hallubench] {task}: run settings read from the samples log"
+          + (f"; overridden by flags: {', '.join(overridden)}" if overridden else ""), file=sys.stderr)
+
+
+def _check_judgeable(benchmark: Benchmark, settings: RunSettings, task: str) -> None:
+    """Before any judge call: LongWiki's evidence needs a knowledge store; a judge the run recorded with a template
+    file (public form ``template=NAME@sha256:...``) needs the file again."""
+    for role in benchmark.judge_roles:
+        spec = settings.get(role) or ""
+        if settings.source(role) == "samples log" and "@sha256:" in spec:
+            raise HallubenchError(f"{task}: the run's {role} used a judge template file ({spec.split('template=')[-1]}"
+                                  f"); to judge items without a verdict, pass --judge (or --judge-role {role}=...) "
+                                  "with the template's path")
+    if "knowledge" in benchmark.options and settings.get("knowledge") is None:
+        raise HallubenchError(f"{task} needs a knowledge store for evidence: pass --knowledge PATH (or set "
+                              "$HALLUBENCH_KNOWLEDGE; build one with: hallubench knowledge build)")
+
+
+def score(task: str, samples_path: Path, options: ScoreOptions | None = None) -> tuple[dict[str, Any], list[dict]]:
+    """Summarise a samples log with the run's recorded settings (a flag overrides one, and says so): the verdicts
+    already in the log are reused; items without one (unjudged, failed, ``--predict_only``) are judged, and every
+    item with ``--rejudge``, ``--retry-unparseable`` or judges other than the run's. Failed verdicts stay unjudged
+    and are counted in ``judge_failed``. ``unreadable`` in the result names the benchmark's unreadable-share metric,
+    its value and how many items have an unreadable or failed verdict; ``dataset`` the set's location and revision as
+    lm-eval's run recorded them (null when unknown) and the fingerprint of the docs scored; ``settings`` the settings
+    used."""
+    options = options or ScoreOptions()
     benchmark = benchmark_for_task(task)
-    docs, responses = read_samples(samples, task)
-    judges = JudgeSet(dict(judge_specs), retry_unparseable=retry_unparseable, settings=settings)
-    try:
-        records = judge_responses(benchmark, responses, docs, judges, desc=f"judge {task}")
-        calls = judges.report()
-    finally:
-        judges.close()
+    samples = read_samples(samples_path, task)
+    docs = [s.doc for s in samples]
+    recorded_run = recorded_settings(samples)
+    settings = resolve_settings(benchmark, task, {}, flags=options.flags, recorded=recorded_run)
+    _announce(task, settings, recorded_run)
+    reuse = _reusable(benchmark, settings, options, recorded_run)
+    todo = [i for i, s in enumerate(samples) if not (reuse and has_verdict(s.record))]
+    records: list[dict] = [{k: v for k, v in (s.record or {}).items() if k != "settings"} for s in samples]
+    calls: dict[str, dict[str, int]] = {}
+    if todo:
+        _check_judgeable(benchmark, settings, task)
+        specs = {role: settings[role] for role in benchmark.judge_roles if settings[role]}
+        judges = JudgeSet(specs or {"judge": "none"}, retry_unparseable=options.retry_unparseable, settings=settings)
+        try:
+            judged = judge_responses(benchmark, [samples[i].response for i in todo], [docs[i] for i in todo], judges,
+                                     desc=f"judge {task}")
+            calls = judges.report()
+        finally:
+            judges.close()
+        for i, record in zip(todo, judged):
+            records[i] = record
+    if reuse:
+        print(f"[hallubench] {task}: {len(samples) - len(todo)} verdicts reused from the samples log, {len(todo)} "
+              "judged now (--rejudge judges every item again)", file=sys.stderr)
+    recorded = run_dataset(samples_path, task)
     share, items = benchmark.unreadable_items(records, docs)
     result = {
         "schema_version": RESULT_SCHEMA_VERSION,
@@ -100,12 +293,20 @@ def score(
         "judge_failed": len(failed_verdicts(records)),
         "unreadable": {"metric": benchmark.unreadable_metric, "share": share, "items": items},
         "metric_kinds": benchmark.metric_kinds(),
-        "judges": judges.public_specs() if benchmark.judge_roles else {},
+        "judges": {role: spec for role, spec in settings.record().items()
+                   if role in benchmark.judge_roles and spec},
         "judge_calls": calls,
-        "samples": str(samples),
+        "verdicts": {"reused": len(samples) - len(todo), "judged": len(todo)},
+        "settings": settings.record(),
+        "samples": str(samples_path),
+        "dataset": {
+            "location": recorded.get("location"),
+            "revision": recorded.get("revision"),
+            "fingerprint": docs_fingerprint(docs),
+        },
         "provenance": {
             "software": software(),
-            "judge_prompts_hash": prompts_hash([inspect.getsource(inspect.getmodule(benchmark.judge_item))]),
+            "judge_prompts_hash": judge_prompts_hash(benchmark),
         },
     }
     return result, records

@@ -17,9 +17,9 @@ import datasets
 
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.registry import benchmark_for_task
+from hallu_metrics.settings import task_setting
 from hallubench.errors import HallubenchError
 from hallubench.sources.json_records import read_json_records
-from lm_eval_tasks.settings import task_setting
 
 _TABLE_BUILDERS = {".parquet": "parquet", ".csv": "csv"}
 

@@ -25,6 +25,7 @@ from hallu_metrics.judges.fingerprint import judge_prompts_hash
 from hallu_metrics.judges.kinds import JUDGE_OPTIONS, check_judge_spec
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import benchmark_for_task
+from hallu_metrics.settings import RunSettings, resolve_settings, task_setting
 from hallubench.backends.cache import default_cache_path
 from hallubench.backends.hf_local import ALLOWED_KEYS as HF_KEYS
 from hallubench.backends.openai_http import ALLOWED_KEYS as OPENAI_KEYS
@@ -33,7 +34,7 @@ from hallubench.outputs import write_text_atomic
 from hallubench.provenance import dataset_fingerprint
 from hallubench.report import unreadable_banner
 from lm_eval_tasks import lm_eval_stderr
-from lm_eval_tasks.settings import PROBE_TIMEOUT_KEY, probe_timeout, task_setting
+from lm_eval_tasks.settings import PROBE_TIMEOUT_KEY, probe_timeout
 
 FILTER_NAME = "judged"
 EMBEDDED_NOTE = "rule (embedded offline stand-in, not the paper's LLM judge)"
@@ -44,13 +45,18 @@ lm_eval_stderr.install()
 class JudgeFilter(Filter):
     """Runs a benchmark's judging chain over every (response, doc) pair of the task."""
 
-    def __init__(self, benchmark: Benchmark, specs: dict[str, str], task: str, settings: dict | None = None):
-        self.benchmark, self.specs, self.task, self.settings = benchmark, specs, task, settings or {}
+    def __init__(self, benchmark: Benchmark, specs: dict[str, str], task: str, settings: RunSettings | None = None):
+        self.benchmark, self.specs, self.task = benchmark, specs, task
+        self.settings = settings or resolve_settings(benchmark, task, {}, flags=specs)
 
     def apply(self, resps, docs) -> list[str]:
+        return [json.dumps({**record, "settings": self.settings.record()}, ensure_ascii=False)
+                for record in self.records(list(resps), list(docs))]
+
+    def records(self, resps: list[str], docs: list[dict]) -> list[dict]:
+        """One judged record per response (unjudged with ``judge: none`` or when judging raised)."""
         if self.specs.get("judge") == "none" and self.benchmark.judge_roles:
-            return [json.dumps({"response": r, "outcome": "unjudged", "judge": "none"}) for r in resps]
-        resps, docs = list(resps), list(docs)
+            return [{"response": r, "outcome": "unjudged", "judge": "none"} for r in resps]
         try:
             records, stats = self.judge(resps, docs)
         except Exception as exc:  # never lose the generations: saved for `hallubench score`, records unjudged
@@ -65,7 +71,7 @@ class JudgeFilter(Filter):
             metric = self.benchmark.unreadable_metric or "judge_unparseable_rate"
             print(unreadable_banner(self.task, metric, share, items, len(records), failed, advice),
                   file=sys.stderr)
-        return [json.dumps(r, ensure_ascii=False) for r in records]
+        return records
 
     def judge(self, resps: list[str], docs: list[dict]) -> tuple[list[dict], dict]:
         """Judged records and call counts. When verdicts failed, the responses are also saved for a resume with
@@ -83,7 +89,7 @@ class JudgeFilter(Filter):
             self.save(resps, docs, records)
         return records, stats
 
-    def recover(self, resps: list[str], docs: list[dict], exc: Exception) -> list[str]:
+    def recover(self, resps: list[str], docs: list[dict], exc: Exception) -> list[dict]:
         """Judging raised after generation: every record unjudged with the error, the responses saved."""
         error = f"{type(exc).__name__}: {exc}"
         records = [unjudged_record(r, f"judging failed: {error}") for r in resps]
@@ -91,7 +97,7 @@ class JudgeFilter(Filter):
         JUDGING_FAILURES.append((self.task, path, error))
         print(f"\n[hallubench] {self.task}: JUDGING FAILED after generation ({error}); every record is unjudged.",
               file=sys.stderr)
-        return [json.dumps(r, ensure_ascii=False) for r in records]
+        return records
 
     def save(self, resps: list[str], docs: list[dict], records: Sequence[dict]) -> Path | None:
         """Write the responses in lm-eval's samples-line shape (``doc``, ``resps``, ``filtered_resps``) to
@@ -99,7 +105,8 @@ class JudgeFilter(Filter):
         folder = default_cache_path().parent / "unjudged"
         path = folder / f"samples_{self.task}_{time.strftime('%Y%m%dT%H%M%S')}_{os.getpid()}.jsonl"
         lines = [
-            json.dumps({"doc_id": i, "doc": doc, "resps": [[resp]], "filtered_resps": [json.dumps(record)],
+            json.dumps({"doc_id": i, "doc": doc, "resps": [[resp]],
+                        "filtered_resps": [json.dumps({**record, "settings": self.settings.record()})],
                         "filter": FILTER_NAME}, ensure_ascii=False, default=str)
             for i, (resp, doc, record) in enumerate(zip(resps, docs, records))
         ]
@@ -125,13 +132,16 @@ def unjudged_record(response: str, reason: str) -> dict[str, Any]:
 
 
 class UnjudgedFilter(Filter):
-    """``--predict_only``: no judge is built or called; each record says it is unjudged and how to judge it."""
+    """``--predict_only``: no judge is built or called; each record says it is unjudged and how to judge it, and
+    carries the run's settings for ``hallubench score``."""
 
-    def __init__(self, task: str):
+    def __init__(self, task: str, settings: RunSettings):
         self.reason = f"--predict_only: not judged; judge with `hallubench score --task {task} --samples ...`"
+        self.settings = settings
 
     def apply(self, resps, docs) -> list[str]:
-        return [json.dumps(unjudged_record(r, self.reason), ensure_ascii=False) for r in resps]
+        return [json.dumps({**unjudged_record(r, self.reason), "settings": self.settings.record()},
+                           ensure_ascii=False) for r in resps]
 
 
 SPEC_KEYS = frozenset({*OPENAI_KEYS, *HF_KEYS, *JUDGE_OPTIONS})
@@ -245,7 +255,10 @@ class JudgedTask(ConfigurableTask):
             "revision": metadata.get("dataset_revision") or "unpinned",
             "fingerprint": self._set_fingerprint,
         }
-        judge_filter = JudgeFilter(benchmark, specs, task, settings=metadata)
+        stated = {**(self.config.dataset_kwargs or {}), **metadata}
+        self._settings = resolve_settings(benchmark, task, stated)
+        metadata["hallubench_settings"] = self._settings.record()
+        judge_filter = JudgeFilter(benchmark, specs, task, settings=self._settings)
         self._filters = [FilterEnsemble(name=FILTER_NAME, filters=[TakeFirstFilter, lambda: judge_filter])]
 
     def set_config(self, key: str, value: Any, update: bool = False) -> None:
@@ -259,7 +272,7 @@ class JudgedTask(ConfigurableTask):
         super().override_metric(metric_name)
         if metric_name == "bypass" and self._benchmark.judge_roles:
             self._predict_only = True
-            unjudged = UnjudgedFilter(self.config.task)
+            unjudged = UnjudgedFilter(self.config.task, self._settings)
             self._filters = [FilterEnsemble(name=FILTER_NAME, filters=[TakeFirstFilter, lambda: unjudged])]
             self.config.metadata["hallubench_judging"] = "skipped (--predict_only): judge with hallubench score"
 

@@ -1,33 +1,15 @@
-"""Per-run settings from ``--metadata`` (or environment variables), resolved per task.
-
-For a run of several hallubench tasks, ``dataset_<task>`` / ``judge_<task>`` override the shared
-``dataset`` / ``judge`` keys; the environment fallbacks are ``HALLUBENCH_DATASET[_<TASK>]`` and
-``HALLUBENCH_JUDGE[_<TASK>]``. ``judge_probe_timeout`` (``$HALLUBENCH_JUDGE_PROBE_TIMEOUT``) bounds the check that
-``openai:`` judges answer before the model runs.
-"""
+"""Settings only an lm-eval run has: ``judge_probe_timeout`` (``$HALLUBENCH_JUDGE_PROBE_TIMEOUT``) bounds the check
+that ``openai:`` judges answer before the model runs. A run's other settings are resolved once per task by
+``hallu_metrics.settings.resolve_settings``."""
 
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Mapping
 from typing import Any
 
+from hallu_metrics.settings import task_setting
 from hallubench.errors import HallubenchError
-
-
-def task_setting(metadata: Mapping[str, Any], key: str, task: str) -> tuple[str | None, str]:
-    """The value for ``key`` and where it came from (for error messages)."""
-    for name in (f"{key}_{task}", key):
-        value = metadata.get(name)
-        if value not in (None, ""):
-            return str(value), f"--metadata {name}"
-    for name in (f"HALLUBENCH_{key.upper()}_{task.upper()}", f"HALLUBENCH_{key.upper()}"):
-        value = os.environ.get(name)
-        if value:
-            return value, f"${name}"
-    return None, f"--metadata {key} (or ${'HALLUBENCH_' + key.upper()})"
-
 
 PROBE_TIMEOUT_KEY = "judge_probe_timeout"
 DEFAULT_PROBE_TIMEOUT_S = 5.0

@@ -148,3 +148,15 @@ def test_direction_arrows_only_where_a_better_direction_is_meant():
                                                            for m in ("facts_per_response", "wildfactscore")}}}
     rows = {line.split("|")[5].strip(): line.split("|")[6].strip() for line in make_table(results).splitlines()[2:]}
     assert rows == {"facts_per_response": "", "wildfactscore": "↑"}
+
+
+def test_the_runs_settings_are_resolved_once_and_recorded_in_results_and_samples(tmp_path, monkeypatch):
+    """Every setting of the run (defaults included) lands in the results metadata and in each judged record, so
+    that `hallubench score` re-scores with them."""
+    monkeypatch.setenv("HALLUBENCH_JUDGE", "rule")
+    task = load_task({"dataset": tiny_set(tmp_path / "d")})
+    recorded = task.config.metadata["hallubench_settings"]
+    assert recorded["judge"] == "rule" and recorded["dataset"] == str(tmp_path / "d")
+    [ensemble] = task._filters
+    [record] = [json.loads(r) for r in ensemble.filters[1]().apply(["Paris."], [next(iter(task.test_docs()))])]
+    assert record["settings"] == recorded

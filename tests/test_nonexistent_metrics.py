@@ -12,7 +12,7 @@ from hallu_metrics.registry import BENCHMARKS
 from hallu_metrics.stats import mean_of_counted
 from hallubench.backends import CallCache
 from hallubench.loopback import LoopbackChatServer
-from hallubench.scoring import score
+from hallubench.scoring import ScoreOptions, score
 
 DOCS = [
     {"name": "Aus bus", "type": "animal", "domain": "animal", "prompt": "Tell me about the animal Aus bus."},
@@ -163,5 +163,5 @@ def test_hallubench_score_supports_both_tasks(tmp_path):
         ]
         path.write_text("\n".join(json.dumps(x) for x in lines))
         assert set(BENCHMARKS[task].columns) <= set(full[0])
-        result, _ = score(task, path, {"judge": "rule"})
+        result, _ = score(task, path, ScoreOptions({"judge": "rule"}))
         assert result["false_acceptance_rate"] == 0.5 and result["n"] == 2

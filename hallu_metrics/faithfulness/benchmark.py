@@ -30,8 +30,8 @@ from hallu_metrics.judges.base import Judge
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.judges.kinds import ScorerJudge, judge_kind
 from hallu_metrics.scorers import HHEM_MODEL_ID
+from hallu_metrics.settings import option, task_setting
 from hallubench.errors import HallubenchError
-from lm_eval_tasks.settings import task_setting
 
 PAPER = "Jing et al., On A Scale From 1 to 5 (2025), sections 3-4"
 TYPES = ("gold_full", "gold_sentence", "intrinsic", "extrinsic", "progression")
@@ -98,7 +98,7 @@ def baseline_judge(judges: JudgeSet) -> Judge:
     check's ``rule``; ``bertscore_model`` from --metadata or $HALLUBENCH_BERTSCORE_MODEL)."""
     judge = judges.built(BASELINE_KEY)
     if judge is None:
-        model, _ = task_setting(judges.settings, "bertscore_model", "faithfulness_baseline")
+        model = option(judges.settings, "bertscore_model", "faithfulness_baseline")
         judge = judges.use(BASELINE_KEY, ScorerJudge(BaselineScorer(model), judges.cached(), "rule"))
     return judge
 
@@ -189,8 +189,8 @@ def _benchmark(name: str, judge_item, **kwargs: Any) -> Benchmark:
 
 
 RUBRIC = _benchmark("faithfulness_rubric", judge_reply, tasks=("faithfulness_rubric", "faithfulness_rubric_so"),
-                    judge_roles=(), doc_columns=(*COLUMNS, "prompt"), to_docs=rubric_docs)
+                    judge_roles=(), doc_columns=(*COLUMNS, "prompt"), to_docs=rubric_docs, options={"rubric": None})
 HHEM = _benchmark("faithfulness_hhem", judge_hhem, checks=(_CHECK,),
                   default_judge=f"hhem:model={HHEM_MODEL_ID}")  # HHEM-2.1, sliding
-BASELINE = _benchmark("faithfulness_baseline", judge_baseline, checks=(_CHECK,))
+BASELINE = _benchmark("faithfulness_baseline", judge_baseline, checks=(_CHECK,), options={"bertscore_model": None})
 BENCHMARKS = (RUBRIC, HHEM, BASELINE)
