@@ -3,44 +3,41 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 from pathlib import Path
 from typing import Any
 
-from generators import (
-    faithfulness,
-    generatedentities,
-    halueval,
-    longwiki,
-    mixedentities,
-    precisewikiqa,
-    wildhallucinations,
-)
 from generators.protocol import Generator, features_for, generator_prompts_hash
 from generators.publishing import check_output_dir, push_test_set, save_test_set
 from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
 from hallubench.provenance import file_checksum, software
 
-GENERATORS: dict[str, tuple[Generator, str]] = {
-    "precisewikiqa": (precisewikiqa, "Generate a PreciseWikiQA test set (HalluLens 3.1)"),
-    "longwiki": (longwiki, "Generate a LongWiki prompt set (HalluLens 3.2)"),
-    "halueval": (halueval, "Generate HaluEval qa/dialogue/summarization samples (sampling-then-filtering)"),
-    "mixedentities": (mixedentities, "Generate a MixedEntities test set (HalluLens 3.3)"),
-    "generatedentities": (generatedentities, "Generate a GeneratedEntities test set (HalluLens 3.3)"),
-    "faithfulness": (faithfulness, "Generate a faithfulness-scorer set: gold, intrinsic, extrinsic, progression"),
-    "wildhallucinations": (
-        wildhallucinations,
-        "Generate a WildHallucinations entity set (Zhao et al., 2024, section 2)",
-    ),
+GENERATORS: dict[str, str] = {  # name (its module in generators/) -> help
+    "precisewikiqa": "Generate a PreciseWikiQA test set (HalluLens 3.1)",
+    "longwiki": "Generate a LongWiki prompt set (HalluLens 3.2)",
+    "halueval": "Generate HaluEval qa/dialogue/summarization samples (sampling-then-filtering)",
+    "mixedentities": "Generate a MixedEntities test set (HalluLens 3.3)",
+    "generatedentities": "Generate a GeneratedEntities test set (HalluLens 3.3)",
+    "faithfulness": "Generate a faithfulness-scorer set: gold, intrinsic, extrinsic, progression",
+    "wildhallucinations": "Generate a WildHallucinations entity set (Zhao et al., 2024, section 2)",
 }
 
 
-def add_parsers(subparsers) -> None:
+def generator(name: str) -> Generator:
+    """The generator ``name``, imported on first use (only the one that runs loads its dependencies)."""
+    return importlib.import_module(f"generators.{name}")  # type: ignore[return-value]
+
+
+def add_parsers(subparsers, only: str | None = None) -> None:
+    """``generate NAME``: every name listed; each generator's options built only for ``only`` (all when None)."""
     generate = subparsers.add_parser("generate", help="materialise a fresh test set as a Hugging Face dataset")
     names = generate.add_subparsers(dest="generator_name", required=True, metavar="NAME")
-    for name, (module, help_text) in GENERATORS.items():
+    for name, help_text in GENERATORS.items():
         parser = names.add_parser(name, help=help_text, description=help_text)
-        module.add_arguments(parser)
+        if only is not None and name != only:
+            continue
+        generator(name).add_arguments(parser)
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--out", type=Path, required=True, help="output folder (save_to_disk + README.md card)")
         parser.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
@@ -104,7 +101,7 @@ def reproducibility(module: Generator, args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    module, _ = GENERATORS[args.generator_name]
+    module = generator(args.generator_name)
     features = features_for(module, f"{args.generator_name}_{getattr(args, 'task', '')}")
     check_output_dir(args.out, args.overwrite)
     clients = open_clients(module, args)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -177,26 +178,23 @@ def _role(text: str) -> tuple[str, str]:
     return role, spec
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from generators.cli import add_parsers
+SUBCOMMANDS: dict[str, str] = {  # name -> help, listed by `hallubench --help` without importing any of them
+    "generate": "materialise a fresh test set as a Hugging Face dataset",
+    "knowledge": "build or index a knowledge store for long-form evidence",
+    "judge-templates": "list judge checks and their template fields, or print one built-in prompt as a template file",
+    "tasks-path": "print the folder to pass to lm_eval --include_path",
+    "model-args": "print lm_eval --model_args for the embedded SmolLM2-135M-Instruct",
+    "eval": "lm_eval with hallubench's tasks included (all arguments pass through)",
+    "score": "judge saved lm-eval samples without re-running the model",
+    "report": "compare models: one table per benchmark (markdown + CSV) and plots",
+}
+
+
+def _add_score(subparsers: argparse._SubParsersAction) -> None:
     from hallu_metrics.judges import DEFAULT_JUDGE
     from hallu_metrics.registry import TASKS
-    from hallubench.judge_templates_cli import add_parser as add_judge_templates_parser
-    from hallubench.knowledge_cli import add_parser as add_knowledge_parser
 
-    parser = argparse.ArgumentParser(prog="hallubench", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_parsers(sub)
-    add_knowledge_parser(sub)
-    add_judge_templates_parser(sub)
-    sub.add_parser("tasks-path", help="print the folder to pass to lm_eval --include_path").set_defaults(
-        handler=_tasks_path
-    )
-    sub.add_parser("model-args", help="print lm_eval --model_args for the embedded SmolLM2-135M-Instruct").set_defaults(
-        handler=_model_args
-    )
-    sub.add_parser("eval", help="lm_eval with hallubench's tasks included (all arguments pass through)", add_help=False)
-    score = sub.add_parser(
+    score = subparsers.add_parser(
         "score",
         help="judge saved lm-eval samples without re-running the model",
         description="Judge saved lm-eval samples and write RESULT.json (docs/results.md).",
@@ -269,7 +267,10 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--out", required=True, help="RESULT.json to write")
     score.add_argument("--plot", help="also draw the breakdowns to this PNG")
     score.set_defaults(handler=_score)
-    compare = sub.add_parser(
+
+
+def _add_report(subparsers: argparse._SubParsersAction) -> None:
+    compare = subparsers.add_parser(
         "report",
         help="compare models: one table per benchmark (markdown + CSV) and plots",
         description="Tables and comparison plots from RESULT.json / lm-eval results files.",
@@ -277,6 +278,49 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("results", nargs="+", help="hallubench score RESULT.json files or lm-eval results_*.json")
     compare.add_argument("--out", help="folder for report.md, report.csv and one PNG per task and breakdown")
     compare.set_defaults(handler=_report)
+
+
+Builder = Callable[[argparse._SubParsersAction], None]
+
+
+def _add_simple(name: str, handler: Callable[[argparse.Namespace], int]) -> Builder:
+    return lambda subparsers: subparsers.add_parser(name, help=SUBCOMMANDS[name]).set_defaults(handler=handler)
+
+
+def _builders(argv: list[str] | None) -> dict[str, Builder]:
+    """Each subcommand's full parser builder (imports happen inside, when it is built)."""
+
+    def generate(subparsers: argparse._SubParsersAction) -> None:
+        from generators.cli import add_parsers
+
+        add_parsers(subparsers, only=None if argv is None else (argv[1:2] or [""])[0])
+
+    def knowledge(subparsers: argparse._SubParsersAction) -> None:
+        from hallubench.knowledge_cli import add_parser
+
+        add_parser(subparsers)
+
+    def judge_templates(subparsers: argparse._SubParsersAction) -> None:
+        from hallubench.judge_templates_cli import add_parser
+
+        add_parser(subparsers)
+
+    return {"generate": generate, "knowledge": knowledge, "judge-templates": judge_templates,
+            "tasks-path": _add_simple("tasks-path", _tasks_path), "model-args": _add_simple("model-args", _model_args),
+            "score": _add_score, "report": _add_report}
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The CLI's parser. With ``argv`` only the subcommand it names is built in full (and only its modules are
+    imported: `hallubench --help` and `tasks-path` load nothing heavy); without, every subcommand."""
+    parser = argparse.ArgumentParser(prog="hallubench", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    builders = _builders(argv)
+    for name, help_text in SUBCOMMANDS.items():
+        if name in builders and (argv is None or argv[:1] == [name]):
+            builders[name](sub)
+        else:
+            sub.add_parser(name, help=help_text, add_help=name != "eval")
     return parser
 
 
@@ -286,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
         if argv[:1] == ["eval"]:
             return run_lm_eval(argv[1:])
         try:
-            args = build_parser().parse_args(argv)
+            args = build_parser(argv).parse_args(argv)
         except SystemExit as exc:  # argparse: usage + one-line error already printed
             return int(exc.code or 0)
         return args.handler(args)

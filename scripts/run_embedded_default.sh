@@ -84,7 +84,7 @@ for task in precisewikiqa mixedentities generatedentities longwiki wildhallucina
   samples=$(ls "$OUT/lm_eval/$MODEL"/samples_"${task}"_*.jsonl 2>/dev/null | head -n 1 || true)
   [ -n "$samples" ] || continue
   echo; echo "## $task"
-  hallubench score --task "$task" --samples "$samples" --judge rule --knowledge "$OUT/kb" --model "$MODEL" \
+  hallubench score --task "$task" --samples "$samples" --model "$MODEL" \
     --out "$OUT/results/$task.json" --plot "$OUT/results/$task.png"
 done
 if [ -d "$OUT/sets/faithfulness" ]; then

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from lm_eval.tasks import TaskManager
 
-from generators.cli import GENERATORS
+from generators.cli import GENERATORS, generator
 from generators.protocol import features_for
 from hallu_metrics.evaluate_metrics import module_names
 from hallu_metrics.registry import BENCHMARKS
@@ -45,7 +45,7 @@ def test_every_benchmark_has_all_its_pieces(name):
         assert tasks.get(task) == benchmark.family, f"{task}: no YAML under lm_eval_tasks/{benchmark.family}/"
     if benchmark.generator is not None:
         assert benchmark.generator in GENERATORS, f"{name}: generator {benchmark.generator!r} is not registered"
-        features = features_for(GENERATORS[benchmark.generator][0], name)
+        features = features_for(generator(benchmark.generator), name)
         assert features is not None, f"{name}: generator {benchmark.generator!r} declares no Features"
         for column, feature in benchmark.columns.items():
             assert column in features, f"{name}: the generator does not write column {column!r}"

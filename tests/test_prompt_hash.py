@@ -17,7 +17,7 @@ from lm_eval.tasks import TaskManager
 from test_metric_paths import CASES, ScriptedJudge
 
 from generators import faithfulness, generatedentities, longwiki, mixedentities
-from generators.cli import GENERATORS, reproducibility
+from generators.cli import GENERATORS, generator, reproducibility
 from generators.nonexistent import prompts as nonexistent_prompts
 from generators.protocol import generator_prompts_hash
 from hallu_metrics import longwiki as longwiki_benchmark
@@ -119,7 +119,7 @@ def test_judge_temperature_changes_the_hash(monkeypatch):
 def test_hashes_are_stable_and_read_no_source(monkeypatch):
     """Two computations agree; neither reads source text (so comments cannot count) nor depends on docstrings."""
     first = {name: judge_prompts_hash(b) for name, b in BENCHMARKS.items()}
-    cards = {name: generator_prompts_hash(module) for name, (module, _) in GENERATORS.items()}
+    cards = {name: generator_prompts_hash(generator(name)) for name in GENERATORS}
 
     def refuse(*args, **kwargs):
         raise AssertionError("prompt hashes must not read source files")
@@ -128,7 +128,7 @@ def test_hashes_are_stable_and_read_no_source(monkeypatch):
     monkeypatch.setattr(claims, "__doc__", "edited")
     monkeypatch.setattr(claims.parse_claims, "__doc__", "edited")
     assert {name: judge_prompts_hash(b) for name, b in BENCHMARKS.items()} == first
-    assert {name: generator_prompts_hash(module) for name, (module, _) in GENERATORS.items()} == cards
+    assert {name: generator_prompts_hash(generator(name)) for name in GENERATORS} == cards
     assert all(h.startswith("sha256:") and len(h) == 23 for h in (*first.values(), *cards.values()))
 
 
@@ -143,7 +143,7 @@ def test_lm_eval_results_record_the_judge_prompts_hash(tmp_path):
 # ---------------------------------------------------------------- generators
 
 def test_generator_prompts_are_data():
-    for module, _ in GENERATORS.values():
+    for module in map(generator, GENERATORS):
         json.dumps(module.prompts(), sort_keys=True, ensure_ascii=True)
 
 

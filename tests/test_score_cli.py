@@ -245,3 +245,20 @@ def test_d_no_prompt_puts_a_before_a_vowel():
     assert len(prompts) > 20
     mistakes = sorted({m.group(0) for text in prompts for m in A_BEFORE_VOWEL.finditer(text)})
     assert mistakes == []
+
+
+def test_help_and_tasks_path_import_nothing_heavy():
+    """Every subcommand imports only what it runs: `hallubench --help` and `tasks-path` load no torch, datasets,
+    spaCy or lm-eval (they took 34 s under load when the parser imported every generator)."""
+    code = ("import sys\nfrom hallubench.cli import main\nmain(['tasks-path'])\nmain(['--help'])\n"
+            "print(sorted(m for m in ('torch', 'datasets', 'spacy', 'lm_eval', 'transformers', 'matplotlib')"
+            " if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
+    code = ("import json, sys\nfrom hallubench.cli import main\nmain(['generate', 'mixedentities', '--help'])\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('generators.') and m.count('.') == 1)))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "--n-per-domain" in proc.stdout  # that generator's options, and no other generator imported
+    assert not {"generators.longwiki", "generators.faithfulness", "generators.halueval"} & set(
+        json.loads(proc.stdout.strip().splitlines()[-1]))
