@@ -98,6 +98,7 @@ class Benchmark:
     to_docs: Callable[[datasets.Dataset, Mapping[str, Any]], datasets.Dataset] | None = None
     read_official: Callable[[str | None], list[dict[str, Any]]] | None = None  # official files / download
     options: Mapping[str, Any] = field(default_factory=dict)  # run settings it reads, with defaults (settings.py)
+    rule_label: str = "embedded offline rule judge, not the paper's LLM judge"  # what its ``rule`` judge is
     data_aliases: tuple[str, ...] = ()  # older --metadata keys naming the data (e.g. halueval_data)
     extra_summary: Callable[[Sequence[dict], Sequence[dict]], dict[str, Any]] | None = None
     outcomes: tuple[str, ...] = ()  # values of the record's "outcome", counted in results

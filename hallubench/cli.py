@@ -108,7 +108,7 @@ def _score(args: argparse.Namespace) -> int:
     result["unreadable"]["max"] = args.max_unreadable
     result["date"] = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     write_json_atomic(Path(args.out), result)
-    print(report.judge_line(result))
+    print(report.judge_line(result, benchmark))
     print(report.table(result, benchmark))
     if args.plot:
         with replaced_atomically(Path(args.plot)) as tmp:

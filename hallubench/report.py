@@ -121,14 +121,14 @@ def _row(label: str, row: Mapping[str, Any], metrics: Sequence[Metric]) -> str:
     return f"| {label} | {row['n']} | " + " | ".join(cell(m, row) for m in metrics) + " |"
 
 
-def judge_line(result: Mapping[str, Any]) -> str:
-    """Which judges produced the numbers, saying so when it is the embedded offline rule judge."""
+def judge_line(result: Mapping[str, Any], benchmark: Benchmark) -> str:
+    """Which judges produced the numbers, saying what the benchmark's ``rule`` judge is when it is used."""
     judges = result.get("judges") or {}
     if not judges:
         return "judge: none (the model's replies are read directly)"
     text = ", ".join(f"{role}={spec}" for role, spec in judges.items())
     embedded = any(spec == "rule" for spec in judges.values())
-    return f"judge: {text}" + (" (embedded offline rule judge, not the paper's LLM judge)" if embedded else "")
+    return f"judge: {text}" + (f" ({benchmark.rule_label})" if embedded else "")
 
 
 def table(result: Mapping[str, Any], benchmark: Benchmark, metric_names: Sequence[str] | None = None) -> str:
@@ -257,7 +257,11 @@ def _panel(ax: Axes, rows: Sequence[Mapping[str, Any]], metrics: Sequence[Metric
         ha="center" if ordered else "right",
     )
     set_value_axis(ax, metrics)
-    ax.legend(fontsize=8, loc="best")
+    if all(_missing(row.get(m.name)) for row in rows for m in metrics):
+        ax.text(0.5, 0.5, "no value: no item has a readable verdict for these metrics\n(see the unreadable share in "
+                "the table)", transform=ax.transAxes, ha="center", va="center", fontsize=9, color="dimgray")
+    else:
+        ax.legend(fontsize=8, loc="best")
 
 
 def figure(result: Mapping[str, Any], benchmark: Benchmark, model: str | None = None) -> Figure:

@@ -169,3 +169,19 @@ def test_ordered_breakdowns_follow_their_declared_order():
     assert [r["value"] for r in rows] == ["high", "mid", "low", "none"]
     [bins] = [b for b in BENCHMARKS["precisewikiqa"].breakdowns if b.kind == "ordered"]
     assert sorted(["10", "none", "2", "9"], key=bins.sort_key) == ["2", "9", "10", "none"]
+
+
+def test_the_judge_line_says_what_a_rule_judge_is_and_an_empty_panel_says_why(tmp_path):
+    """The ROUGE/BLEU/BERTScore baseline is not called an offline LLM-judge stand-in; a panel whose metrics have no
+    value (every verdict unreadable) says so instead of staying blank."""
+    from hallu_metrics.registry import BENCHMARKS
+    from hallubench.report import figure, judge_line
+
+    baseline, rubric = BENCHMARKS["faithfulness_baseline"], BENCHMARKS["faithfulness_rubric"]
+    assert "ROUGE-L / BLEU / BERTScore" in judge_line({"judges": {"judge": "rule"}}, baseline)
+    assert "embedded offline rule judge" in judge_line({"judges": {"judge": "rule"}}, BENCHMARKS["precisewikiqa"])
+    empty = {"task": "faithfulness_rubric_so", "n": 2, "residual": None, "score": None, "unparseable_rate": 1.0,
+             "stderr": {}, "counted": {"residual": 0, "score": 0, "unparseable_rate": 2}, "breakdowns": {}}
+    fig = figure(empty, rubric)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert texts and all("no item has a readable verdict" in t for t in texts)

@@ -192,5 +192,6 @@ RUBRIC = _benchmark("faithfulness_rubric", judge_reply, tasks=("faithfulness_rub
                     judge_roles=(), doc_columns=(*COLUMNS, "prompt"), to_docs=rubric_docs, options={"rubric": None})
 HHEM = _benchmark("faithfulness_hhem", judge_hhem, checks=(_CHECK,),
                   default_judge=f"hhem:model={HHEM_MODEL_ID}")  # HHEM-2.1, sliding
-BASELINE = _benchmark("faithfulness_baseline", judge_baseline, checks=(_CHECK,), options={"bertscore_model": None})
+BASELINE = _benchmark("faithfulness_baseline", judge_baseline, checks=(_CHECK,), options={"bertscore_model": None},
+                      rule_label="ROUGE-L / BLEU / BERTScore composite: the paper's baseline scorer, no LLM")
 BENCHMARKS = (RUBRIC, HHEM, BASELINE)
