@@ -16,12 +16,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import _test_support  # noqa: F401  (tests/ on the path: the loopback servers)
+from loopback import LoopbackChatServer
+
 from hallu_metrics.contract import Benchmark, Metric
 from hallu_metrics.faithfulness import RUBRIC
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.pipeline import judge_responses
 from hallubench.backends import CallCache
-from hallubench.loopback import LoopbackChatServer
 
 
 async def rubric_item(doc: dict, response: str, judges: JudgeSet) -> dict:

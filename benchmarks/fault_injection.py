@@ -26,8 +26,10 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import _test_support  # noqa: F401  (tests/ on the path: the loopback servers)
+from loopback import LoopbackChatServer
+
 from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
-from hallubench.loopback import LoopbackChatServer
 
 SERVER_FAULTS = ("500", "503", "429", "garbage", "timeout")
 FAULT_KINDS = (*SERVER_FAULTS, "drop")

@@ -16,13 +16,15 @@ import re
 import tempfile
 from pathlib import Path
 
+import _test_support  # noqa: F401  (tests/ on the path: the loopback servers)
+from loopback import LoopbackChatServer
+
 from hallu_metrics import wildhallucinations
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.longform.passages import Passage
 from hallu_metrics.pipeline import timed_judging
 from hallu_metrics.wildhallucinations import BENCHMARK
 from hallubench.backends import CallCache
-from hallubench.loopback import LoopbackChatServer
 
 CHAIN_CALLS = 2  # atomic facts of a sentence -> verification of each of its facts
 _SENTENCE = re.compile(r"<<<BEGIN SENTENCE>>>\n(.*?)\n<<<END SENTENCE>>>", re.DOTALL)

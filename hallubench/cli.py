@@ -80,6 +80,7 @@ def _flags(args: argparse.Namespace) -> dict[str, str]:
 
 
 def _score(args: argparse.Namespace) -> int:
+    from hallu_metrics.contract import unreadable_banner
     from hallu_metrics.judges.kinds import check_judge_spec
     from hallu_metrics.registry import benchmark_for_task
     from hallubench import report
@@ -119,7 +120,7 @@ def _score(args: argparse.Namespace) -> int:
     if unreadable["items"] or result["judge_failed"]:
         advice = ("re-run to resume failed calls; --retry-unparseable re-asks unreadable replies; structured=true on "
                   "the judge spec keeps replies in shape")
-        print(report.unreadable_banner(args.task, unreadable["metric"] or "judge_unparseable_rate",
+        print(unreadable_banner(args.task, unreadable["metric"] or "judge_unparseable_rate",
                                        unreadable["share"], unreadable["items"], result["n"], result["judge_failed"],
                                        advice), file=sys.stderr)
     if result["judge_failed"]:

@@ -104,19 +104,6 @@ def judge_label(judges: Mapping[str, str]) -> str:
     return "; ".join([short_judge(main), *others])
 
 
-def unreadable_banner(task: str, metric: str, share: float | None, items: int, n: int, failed: int,
-                      advice: str) -> str:
-    """The stderr banner announcing judge verdicts that cannot be used: unparseable replies and failed calls."""
-    bar = "!" * 78
-    failures = f"; {failed} JUDGE VERDICTS FAILED after retries" if failed else ""
-    share_text = "n/a" if share is None else f"{share:.1%}"
-    return (
-        f"\n{bar}\n[hallubench] {task}: {items} of {n} items have UNREADABLE or failed judge verdicts ({metric} "
-        f"{share_text}{failures}).\n[hallubench] They count toward no other metric: every other number is over "
-        f"readable verdicts only.\n[hallubench] {advice}\n{bar}\n"
-    )
-
-
 def _row(label: str, row: Mapping[str, Any], metrics: Sequence[Metric]) -> str:
     return f"| {label} | {row['n']} | " + " | ".join(cell(m, row) for m in metrics) + " |"
 

@@ -19,7 +19,7 @@ from lm_eval.api.filter import Filter, FilterEnsemble
 from lm_eval.api.task import ConfigurableTask
 from lm_eval.filters.selection import TakeFirstFilter
 
-from hallu_metrics.contract import Benchmark
+from hallu_metrics.contract import Benchmark, unreadable_banner
 from hallu_metrics.judges import DEFAULT_JUDGE, JudgeSet, failed_verdicts
 from hallu_metrics.judges.fingerprint import judge_prompts_hash
 from hallu_metrics.judges.kinds import JUDGE_OPTIONS, check_judge_spec
@@ -32,7 +32,6 @@ from hallubench.backends.openai_http import ALLOWED_KEYS as OPENAI_KEYS
 from hallubench.errors import HallubenchError
 from hallubench.outputs import write_text_atomic
 from hallubench.provenance import dataset_fingerprint
-from hallubench.report import unreadable_banner
 from lm_eval_tasks import lm_eval_stderr
 from lm_eval_tasks.settings import PROBE_TIMEOUT_KEY, probe_timeout
 

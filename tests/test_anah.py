@@ -360,8 +360,9 @@ def test_official_replay_equals_eval_py_on_a_mixed_55_sentence_case(tmp_path):
     12/55 = 0.218; reading the project's labels with unparseable as not hallucinated (the former "official" column)
     gives 10/55 = 0.182, and the project's own rate is 10/54. The replay re-reads cached first replies and asks only
     the turns eval.py asks beyond the project's chain."""
+    from loopback import LoopbackChatServer
+
     from hallubench.backends import CallCache
-    from hallubench.loopback import LoopbackChatServer
 
     responses, sentences, pattern_of = _mixed_case()
     assert [anah.split_answer(r, "en") for r in responses] == sentences

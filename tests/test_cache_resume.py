@@ -7,8 +7,9 @@ import signal
 import time
 from dataclasses import fields
 
+from loopback import LoopbackChatServer
+
 from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
-from hallubench.loopback import LoopbackChatServer
 
 
 def _run_and_get_killed(base_url, cache_path):

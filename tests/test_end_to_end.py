@@ -12,8 +12,7 @@ import sys
 
 import datasets
 import pytest
-
-from hallubench.loopback import LoopbackChatServer
+from loopback import LoopbackChatServer
 
 pytestmark = pytest.mark.slow
 HB = [sys.executable, "-m", "hallubench.cli"]

@@ -8,6 +8,7 @@ import json
 import datasets
 import pytest
 from conftest import SHARED_DATA
+from loopback import LoopbackChatServer
 
 from generators.halueval import (
     LENGTH_RULE_TASKS,
@@ -20,7 +21,6 @@ from generators.halueval import (
 from hallu_metrics.halueval import TASKS
 from hallubench.backends import CallCache, backend_spec, make_client
 from hallubench.cli import main
-from hallubench.loopback import LoopbackChatServer
 from lm_eval_tasks.dataset_loading import load as load_task
 
 

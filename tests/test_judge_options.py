@@ -8,6 +8,7 @@ import json
 
 import jsonschema
 import pytest
+from loopback import LoopbackChatServer
 
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.judges.base import Check
@@ -16,7 +17,6 @@ from hallu_metrics.judges.parsing import parse_json_bool
 from hallu_metrics.judges.structured import boolean, label, text_list
 from hallubench.backends import CallCache, ChatRequest
 from hallubench.errors import HallubenchError
-from hallubench.loopback import LoopbackChatServer
 
 SUPPORTED = Check(
     name="test_supported",

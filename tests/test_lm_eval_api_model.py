@@ -9,9 +9,9 @@ import subprocess
 import sys
 
 import datasets
+from loopback import LoopbackChatServer
 
 from hallu_metrics.precisewikiqa import BENCHMARK
-from hallubench.loopback import LoopbackChatServer
 
 ANSWERS = {"What is the capital of France?": ("Paris", "Paris."),
            "Who wrote Hamlet?": ("William Shakespeare", "Christopher Marlowe wrote it."),

@@ -6,10 +6,10 @@ import json
 import datasets
 import pytest
 from lm_eval.tasks import TaskManager
+from loopback import LoopbackChatServer
 
 from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallubench.errors import HallubenchError
-from hallubench.loopback import LoopbackChatServer
 from lm_eval_tasks import TASKS_DIR
 from lm_eval_tasks.dataset_loading import load
 from lm_eval_tasks.judged_task import JudgeFilter

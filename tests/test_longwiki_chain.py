@@ -9,6 +9,7 @@ import threading
 import time
 
 import pytest
+from loopback import LoopbackChatServer
 
 from hallu_metrics import longwiki as lw
 from hallu_metrics.judges import JudgeSet, Verdict
@@ -17,7 +18,6 @@ from hallu_metrics.pipeline import judge_responses
 from hallubench.backends import CallCache
 from hallubench.cli import main
 from hallubench.errors import HallubenchError
-from hallubench.loopback import LoopbackChatServer
 
 PAGES = [
     ("Sirius", "Sirius is the brightest star in the night sky. It is a binary star in the constellation Canis Major. "

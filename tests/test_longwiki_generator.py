@@ -9,6 +9,7 @@ import re
 
 import datasets
 import pytest
+from loopback import LoopbackChatServer
 
 from generators import longwiki as gen
 from generators.sources.articles import Article, LoadedSource
@@ -16,7 +17,6 @@ from hallu_metrics.longform.knowledge import write_store
 from hallubench.backends import CallCache, backend_spec, make_client
 from hallubench.cli import main
 from hallubench.errors import HallubenchError
-from hallubench.loopback import LoopbackChatServer
 
 SENTENCES = " ".join(f"Fact number {i} about this topic is stated here in full." for i in range(6))
 

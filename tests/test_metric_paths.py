@@ -20,6 +20,7 @@ import evaluate
 import pytest
 import yaml
 from lm_eval.api.registry import get_aggregation
+from loopback import LoopbackChatServer
 
 from hallu_metrics import longwiki
 from hallu_metrics.evaluate_metrics import module_path
@@ -29,7 +30,6 @@ from hallu_metrics.longform.knowledge import write_store
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import BENCHMARKS, TASKS
 from hallu_metrics.scorers.windows import Coverage
-from hallubench.loopback import LoopbackChatServer
 from lm_eval_tasks import TASKS_DIR
 from lm_eval_tasks.judged_task import JudgeFilter, RecordMetrics
 

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from loopback import LoopbackChatServer
 
 from hallubench.cli import main
-from hallubench.loopback import LoopbackChatServer
 
 pytestmark = pytest.mark.slow
 BIN = Path(sys.executable).parent

@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 import datasets
 import pytest
+from loopback import LoopbackChatServer
 
 from generators import generatedentities as ge
 from generators.nonexistent import places
@@ -17,7 +18,6 @@ from generators.nonexistent.places import TIERS
 from hallubench.backends import backend_spec, make_client
 from hallubench.cli import main
 from hallubench.errors import HallubenchError
-from hallubench.loopback import LoopbackChatServer
 
 KNOWN = "Velvet Known House"  # every combiner proposes it; the known-names file says it exists
 

@@ -4,6 +4,7 @@ import json
 import math
 
 import pytest
+from loopback import LoopbackChatServer
 
 from hallu_metrics import nonexistent_refusal as ne
 from hallu_metrics.judges import JudgeSet, Verdict, make_judge
@@ -11,7 +12,6 @@ from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import BENCHMARKS
 from hallu_metrics.stats import mean_of_counted
 from hallubench.backends import CallCache
-from hallubench.loopback import LoopbackChatServer
 from hallubench.scoring import ScoreOptions, score
 
 DOCS = [

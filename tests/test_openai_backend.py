@@ -5,10 +5,10 @@ import base64
 import socket
 
 import pytest
+from loopback import LoopbackChatServer
 
 from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
 from hallubench.errors import HallubenchError
-from hallubench.loopback import LoopbackChatServer
 
 
 def echo(messages):

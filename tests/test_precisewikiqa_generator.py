@@ -8,12 +8,12 @@ from pathlib import Path
 
 import datasets
 import pytest
+from loopback import LoopbackChatServer
 
 from generators.chunking import chunk_article, count_tokens, split_sentences
 from generators.difficulty import bin_by_centrality
 from generators.precisewikiqa import parse_answer, parse_question
 from hallubench.cli import main
-from hallubench.loopback import LoopbackChatServer
 
 
 def scripted_generator(messages):

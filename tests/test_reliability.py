@@ -15,12 +15,12 @@ from pathlib import Path
 
 import datasets
 import pytest
+from loopback import LoopbackChatServer
 
 from generators.publishing import CardInfo, check_output_dir, save_test_set
 from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
 from hallubench.backends.hf_local import HFLocalBackend
 from hallubench.errors import HallubenchError
-from hallubench.loopback import LoopbackChatServer
 from hallubench.outputs import check_output_file, replaced_atomically, write_text_atomic
 from hallubench.specs import redact
 

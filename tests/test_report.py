@@ -4,7 +4,7 @@ scores on their scale, plot axes on each metric's scale, short model and judge n
 import pytest
 
 from hallu_metrics import nonexistent_refusal, precisewikiqa
-from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_banner
 from hallu_metrics.faithfulness.benchmark import HHEM
 from hallu_metrics.stats import wilson_interval
 from hallubench import report
@@ -69,7 +69,7 @@ def test_nan_and_lm_eval_na_stderr_print_as_na():
 
 
 def test_unreadable_banner_names_the_share_and_failures():
-    text = report.unreadable_banner("mixedentities", "judge_unparseable_rate", 0.25, 2, 8, 1, "re-run")
+    text = unreadable_banner("mixedentities", "judge_unparseable_rate", 0.25, 2, 8, 1, "re-run")
     assert "mixedentities: 2 of 8 items have UNREADABLE or failed judge verdicts (judge_unparseable_rate 25.0%;" in text
     assert "1 JUDGE VERDICTS FAILED after retries" in text and "[hallubench] re-run" in text
     assert "count toward no other metric" in text

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import datasets
 from lm_eval.tasks import TaskManager
+from loopback import LoopbackChatServer
 
 import hallu_metrics.registry  # noqa: F401  (builds every benchmark's checks)
 from hallu_metrics import halueval
 from hallu_metrics.judges.base import ALL_CHECKS
 from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallubench.cli import main
-from hallubench.loopback import LoopbackChatServer
 from hallubench.scoring import find_samples
 from lm_eval_tasks import TASKS_DIR
 

@@ -6,12 +6,13 @@ import multiprocessing as mp
 import threading
 import time
 
+from loopback import LoopbackChatServer
+
 from hallu_metrics import precisewikiqa
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.pipeline import judge_responses
 from hallubench.backends import CallCache
 from hallubench.backends.aio import in_cpu_lane
-from hallubench.loopback import LoopbackChatServer
 
 
 class Recorder:

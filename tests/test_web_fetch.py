@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from loopback_pages import LoopbackPageServer, Route
 
 from generators.wildhallucinations.fetch import (
     USER_AGENT,
@@ -18,7 +19,6 @@ from generators.wildhallucinations.fetch import (
     verdict,
     wall_phrase,
 )
-from generators.wildhallucinations.loopback_pages import LoopbackPageServer, Route
 from generators.wildhallucinations.search import brave, google
 from generators.wildhallucinations.webcache import WebCache
 from hallubench.errors import HallubenchError

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import datasets
 import pytest
+from loopback import LoopbackChatServer
+from loopback_pages import LoopbackPageServer, Route
 
 from generators import wildhallucinations as wh
 from generators.cli import open_clients
@@ -21,9 +23,7 @@ from generators.wildhallucinations.categories import (
     parse_category,
 )
 from generators.wildhallucinations.entities import parse_names, parse_yes_no
-from generators.wildhallucinations.loopback_pages import LoopbackPageServer, Route
 from hallubench.errors import HallubenchError
-from hallubench.loopback import LoopbackChatServer
 
 
 def turn(role, content, language="English", toxic=False):
