@@ -137,3 +137,43 @@ def test_every_task_has_its_own_version_in_its_family_changelog(task):
     assert "### Changelog" in readme
     changelog = readme.split("### Changelog", 1)[1].split("\n### ", 1)[0]
     assert re.search(rf"^- {re.escape(str(float(version)))} \(", changelog, re.M), f"{task}: no entry for {version}"
+
+
+def included_chain(path) -> list[str]:
+    """The YAML files a task YAML includes, transitively (file names)."""
+    data = yaml.load(path.read_text(), Loader=_Loose) or {}
+    included = data.get("include")
+    if not included:
+        return []
+    target = (path.parent / included).resolve()
+    return [target.name, *included_chain(target)]
+
+
+@pytest.mark.parametrize("task", sorted(declared_tasks()))
+def test_every_task_yaml_is_a_judged_task(task):
+    """Each task YAML includes the shared judged template (JudgedTask: registry metrics, judging filter, the one
+    loader); without it lm-eval would load the task with no metrics."""
+    [path] = [p for p in YAML_FILES if (yaml.load(p.read_text(), Loader=_Loose) or {}).get("task") == task]
+    assert "_judged_template.yaml" in included_chain(path), f"{path.name} does not include _judged_template.yaml"
+
+
+@pytest.mark.parametrize("name", sorted(BENCHMARKS))
+def test_every_benchmark_is_documented_and_its_keys_declared(name):
+    """Breakdown keys are columns of its docs (or computed), outcomes and headline metrics declared; the family
+    README has a real section (paper, citation, each task, each headline metric); the top-level README has a row
+    naming its tasks and linking a docs page that exists."""
+    benchmark = BENCHMARKS[name]
+    doc_columns = set(benchmark.doc_columns or benchmark.columns)
+    for breakdown in benchmark.breakdowns:
+        assert breakdown.of_doc is not None or breakdown.key in doc_columns, f"{name}: breakdown {breakdown.key!r}"
+    readme = (TASKS_DIR / benchmark.family / "README.md").read_text()
+    for heading in ("### Paper", "### Citation", "### Changelog"):
+        assert heading in readme, f"lm_eval_tasks/{benchmark.family}/README.md lacks {heading}"
+    for metric in benchmark.headline_metrics:
+        assert f"`{metric}`" in readme, f"lm_eval_tasks/{benchmark.family}/README.md does not describe {metric}"
+    root = TASKS_DIR.parent
+    rows = [line for line in (root / "README.md").read_text().splitlines()
+            if line.startswith("|") and f"`{benchmark.task_names[0]}`" in line]
+    assert rows, f"README.md has no row for {benchmark.task_names[0]}"
+    pages = re.findall(r"\(docs/([\w.]+\.md)\)", rows[0])
+    assert pages and all((root / "docs" / page).is_file() for page in pages), f"{name}: docs page {pages}"
