@@ -24,7 +24,7 @@ import datasets
 
 from generators.protocol import seeded_rng, sent
 from generators.publishing import CardInfo, generation_date
-from hallu_metrics.halueval import TASKS, Pattern, TaskSpec
+from hallu_metrics.halueval import TASKS, Pattern, TaskSpec, with_article
 from hallubench.backends import ChatRequest, ModelClient
 from hallubench.errors import HallubenchError
 
@@ -138,9 +138,10 @@ def filter_messages(spec: TaskSpec, record: dict, first: str, second: str) -> li
         for p in spec.patterns
     )
     prompt = (
-        f"You are a {spec.role}. Given the input and two {spec.unit}s, pick the {spec.unit} that is correct and free "
-        f"of invented or non-factual information. Examples:\n\n{demos}\n\nIf both are wrong, pick the better one; "
-        f"if they are the same, pick either. You MUST pick {unit} 1 or {unit} 2.\n\n{_show(spec, record)}\n"
+        f"You are {with_article(spec.role)}. Given the input and two {spec.unit}s, pick the {spec.unit} that is "
+        f"correct and free of invented or non-factual information. Examples:\n\n{demos}\n\nIf both are wrong, pick "
+        f"the better one; if they are the same, pick either. You MUST pick {unit} 1 or {unit} 2.\n\n"
+        f"{_show(spec, record)}\n"
         f"#{unit} 1#: {first}\n#{unit} 2#: {second}\n#Your Choice#:"
     )
     return [{"role": "user", "content": prompt}]
