@@ -115,7 +115,7 @@ def main() -> None:
         synthetic_docs = [{"id": f"item{i}"} for i in range(args.items)]
         per_item = []
         for doc in synthetic_docs:
-            step = lambda name, key: latency([{"content": f"{name} {key}"}])  # noqa: E731
+            step = lambda name, key: latency([{"content": f"{name} {key}"}])
             fan = [step("step2", f"{doc['id']}.{k}") for k in range(FAN_OUT)]
             per_item.append((step("step1", doc["id"]), fan, step("step3", doc["id"]), step("step4", doc["id"])))
         total = sum(a + sum(f) + c + d for a, f, c, d in per_item)

@@ -11,6 +11,7 @@ from typing import Any
 from generators.protocol import Generator, features_for, generator_prompts_hash
 from generators.publishing import check_output_dir, push_test_set, save_test_set
 from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
+from hallubench.errors import HallubenchError
 from hallubench.provenance import file_checksum, software
 
 GENERATORS: dict[str, str] = {  # name (its module in generators/) -> help
@@ -49,6 +50,20 @@ def add_parsers(subparsers, only: str | None = None) -> None:
         parser.set_defaults(handler=run)
 
 
+def client_option(module: Generator) -> str | tuple[str, ...] | None:
+    """The module's declared ``CLIENT_OPTION`` (generators/protocol.py); a module that does not declare it is refused,
+    never given a default."""
+    if not hasattr(module, "CLIENT_OPTION"):
+        raise HallubenchError(f"generator {module.__name__} does not declare CLIENT_OPTION (the option naming its "
+                              "model spec, a tuple of them, or None for a generator without model calls)")
+    option = module.CLIENT_OPTION
+    if not (option is None or isinstance(option, str)
+            or (isinstance(option, tuple) and all(isinstance(name, str) for name in option))):
+        raise HallubenchError(f"generator {module.__name__}: CLIENT_OPTION must be an option name, a tuple of them or "
+                              f"None, not {option!r}")
+    return option
+
+
 def open_clients(module: Generator, args: argparse.Namespace) -> Any:
     """The cached clients a generator asked for with ``CLIENT_OPTION`` (one shared call cache):
 
@@ -56,7 +71,7 @@ def open_clients(module: Generator, args: argparse.Namespace) -> Any:
       client, so a local model loads once), None when the option is empty;
     - a tuple of option names (several model roles): ``{option: client or None}``;
     - None: no clients."""
-    option = getattr(module, "CLIENT_OPTION", "generator")
+    option = client_option(module)
     if option is None:
         return None
     cache = CallCache(args.cache)

@@ -13,9 +13,9 @@ from typing import TypeVar
 
 import numpy as np
 
-from generators.protocol import seeded_rng
 from generators.sources.articles import Article
 from hallubench.errors import HallubenchError
+from hallubench.seeding import seeded_rng
 
 T = TypeVar("T")
 

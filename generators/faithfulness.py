@@ -21,12 +21,13 @@ from typing import Any
 import datasets
 
 from generators.faithfulness_rules import Rewrite, donor_sentences, entities, extrinsic_rewrite, intrinsic_rewrite
-from generators.protocol import seeded_rng, sent
+from generators.protocol import sent
 from generators.publishing import CardInfo, generation_date
 from hallu_metrics.faithfulness.benchmark import COLUMNS, STEPS, TYPES, expected_score
 from hallu_metrics.longform.sentences import split_sentences
 from hallubench.backends import ChatRequest, ModelClient
 from hallubench.errors import HallubenchError
+from hallubench.seeding import seeded_rng
 
 KINDS = ("intrinsic", "extrinsic")
 PERTURBATIONS = ("llm", "rules")

@@ -7,7 +7,7 @@
 - extrinsic (one piece of outside knowledge added): a sentence of an unrelated document appended to the
   sentence as a clause.
 
-Every choice is drawn from a ``random.Random`` the caller seeds per decision.
+Every choice is drawn from a ``random.Random`` the caller seeds per decision (``hallubench.seeding.seeded_rng``).
 """
 
 from __future__ import annotations

@@ -12,8 +12,6 @@ finds to exist, and every repeat, is dropped and counted in the card."""
 
 from __future__ import annotations
 
-import hashlib
-import random
 import re
 import sys
 from collections import Counter
@@ -39,6 +37,7 @@ from generators.protocol import sent
 from generators.publishing import CardInfo, generation_date
 from hallubench.backends import ChatRequest, ModelClient
 from hallubench.errors import HallubenchError
+from hallubench.seeding import derived_seed, seeded_rng
 
 CLIENT_OPTION = "generators"
 MIN_GENERATORS = 3
@@ -223,11 +222,6 @@ def looks_like_name(text: str) -> bool:
     )
 
 
-def _request_seed(seed: int, *parts: object) -> int:
-    key = ":".join(str(p) for p in (seed, "generatedentities", *parts))
-    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big")
-
-
 @dataclass(frozen=True)
 class Demonstration:
     """A worked exchange shown before each request so that small models answer with a bare list."""
@@ -362,7 +356,7 @@ def combinations(
     (high, mid, low, high, ...); product types alone for products."""
 
     def shuffled(items: list[Combination], part: str) -> list[Combination]:
-        random.Random(f"{seed}:generatedentities:combinations:{domain}:{part}").shuffle(items)
+        seeded_rng(seed, "generatedentities", "combinations", domain, part).shuffle(items)
         return items
 
     if not tiers:
@@ -381,7 +375,8 @@ def plan_requests(
         type_, place = combos[i % len(combos)]
         combiner = i % n_models
         brainstormers = ((combiner + 1) % n_models, (combiner + 2) % n_models)
-        requests.append(Request(domain, type_, place, combiner, brainstormers, _request_seed(seed, domain, i)))
+        request_seed = derived_seed(seed, "generatedentities", domain, i)
+        requests.append(Request(domain, type_, place, combiner, brainstormers, request_seed))
     return requests
 
 
@@ -457,7 +452,7 @@ class Run:
 
 def make_row(domain: str, index: int, request: Request, name: str, clients: Sequence[ModelClient], seed: int) -> dict:
     template_id, prompt = render_prompt(
-        random.Random(f"{seed}:generatedentities:prompt:{domain}:{index}"), request.entity(name)
+        seeded_rng(seed, "generatedentities", "prompt", domain, index), request.entity(name)
     )
     return {
         "id": f"generatedentities-{domain}-{index:05d}",

@@ -29,7 +29,7 @@ import datasets
 
 from generators.chunking import chunk_article, count_tokens, split_sentences
 from generators.difficulty import Binning, bin_by_centrality, binned_pools, load_centrality, split_quota
-from generators.protocol import seeded_rng, sent
+from generators.protocol import sent
 from generators.publishing import CardInfo, generation_date
 from generators.question_checks import unresolved_reference
 from generators.quota_fill import PageQuestionSettings, QuotaReport, check_shortfall, fill_quotas
@@ -37,6 +37,7 @@ from generators.sources.articles import OFFLINE_SOURCE, Article, LoadedSource
 from hallu_metrics.longwiki import BENCHMARK
 from hallubench.backends import ChatRequest, ModelClient
 from hallubench.errors import HallubenchError
+from hallubench.seeding import seeded_rng
 
 N_BINS = 10
 LEVELS = (5, 6, 7, 8, 9)
@@ -275,7 +276,7 @@ def card_for(source: LoadedSource, source_option: str, settings: Settings, write
              binning: Binning | None, centrality: tuple[str, str] | None, rows: list[dict],
              knowledge: str | None) -> CardInfo:
     """The dataset card: provenance, method, parameters, counts per level and rejections."""
-    label = lambda level: "none" if level is None else str(level)  # noqa: E731
+    label = lambda level: "none" if level is None else str(level)
     table = "| level | quota | pages tried | accepted |\n|---|---|---|---|\n" + "\n".join(
         f"| {label(level)} | {q} | {report.tried[level]} | {report.accepted[level]} |"
         for level, q in report.quotas.items()

@@ -25,6 +25,7 @@ from generators.nonexistent.taxonomy import (
 )
 from generators.publishing import CardInfo, generation_date
 from hallubench.errors import HallubenchError
+from hallubench.seeding import seeded_rng
 
 CLIENT_OPTION = None  # no model calls
 DOMAINS = (*TAXON_DOMAINS, "medicine")
@@ -80,7 +81,7 @@ def generate_domain(
     domain: str, n: int, attempt: Callable[[random.Random], tuple[str, str] | str], seed: int, report: Report
 ) -> list[dict]:
     """``n`` distinct new names for one domain, each with a seeded prompt template."""
-    rng = random.Random(f"{seed}:mixedentities:{domain}")
+    rng = seeded_rng(seed, "mixedentities", domain)
     seen: set[str] = set()
     rows: list[dict] = []
     while len(rows) < n and report.draws[domain] < DRAWS_PER_NAME * n:

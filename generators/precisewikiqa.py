@@ -7,7 +7,6 @@ replaces the LLM by template questions (generators.offline_questions) for machin
 from __future__ import annotations
 
 import hashlib
-import random
 import re
 import statistics
 from collections import Counter
@@ -27,7 +26,9 @@ from generators.sources.articles import OFFLINE_SOURCE, Article, LoadedSource
 from hallu_metrics.precisewikiqa import BENCHMARK
 from hallubench.backends import ChatRequest, ModelClient
 from hallubench.errors import HallubenchError
+from hallubench.seeding import derived_seed, seeded_rng
 
+CLIENT_OPTION = "generator"  # the question writer; empty with --question-writer offline
 N_BINS = 10
 MAX_ANSWER_WORDS = 10
 
@@ -147,11 +148,6 @@ def parse_answer(text: str) -> tuple[str | None, str | None]:
     return answer, None
 
 
-def _seed_for(seed: int, *parts: object) -> int:
-    digest = hashlib.sha256(":".join(map(str, (seed, *parts))).encode()).digest()
-    return int.from_bytes(digest[:4], "big")
-
-
 def generate(
     source: LoadedSource, client: ModelClient | None, settings: Settings, centrality: tuple[str, str] | None
 ) -> tuple[list[dict], Report, Binning | None]:
@@ -209,7 +205,7 @@ def _run_wave(wave: list[Candidate], client: ModelClient | None, settings: Setti
     """Pick each candidate's reference chunk, then write its question and answer."""
     for cand in wave:
         chunks = chunk_article(cand.article.markdown, settings.min_tokens, settings.max_tokens)
-        cand.chunk_index = random.Random(f"{settings.seed}:chunk:{cand.article.title}").randrange(len(chunks))
+        cand.chunk_index = seeded_rng(settings.seed, "chunk", cand.article.title).randrange(len(chunks))
         cand.reference = chunks[cand.chunk_index]
     if client is None:
         _write_offline(wave, settings, report)
@@ -220,7 +216,7 @@ def _run_wave(wave: list[Candidate], client: ModelClient | None, settings: Setti
 def _write_offline(wave: list[Candidate], settings: Settings, report: Report) -> None:
     """Template questions (generators.offline_questions), one drawn per reference."""
     for cand in wave:
-        rng = random.Random(f"{settings.seed}:offline:{cand.article.title}")
+        rng = seeded_rng(settings.seed, "offline", cand.article.title)
         written = pick_question(cand.article.title, cand.reference, rng)
         if written is None:
             report.rejected["no_template_question"] += 1
@@ -231,8 +227,8 @@ def _write_offline(wave: list[Candidate], settings: Settings, report: Report) ->
 def _write_with_llm(wave: list[Candidate], client: ModelClient, settings: Settings, report: Report) -> None:
     """Question then answer for every candidate of a wave, in two batched passes (HalluLens 3.1.2)."""
     questions = client.complete_or_raise(
-        [question_request(c.article.title, c.reference, settings, _seed_for(settings.seed, "question", c.article.title))
-         for c in wave],
+        [question_request(c.article.title, c.reference, settings,
+                          derived_seed(settings.seed, "question", c.article.title)) for c in wave],
         desc="generate: questions",
     )
     asked = []

@@ -1,11 +1,10 @@
-"""The generator protocol: what every ``hallubench generate NAME`` module provides, and the seeded
-randomness they all share (same seed + same cached model responses = identical dataset)."""
+"""The generator protocol: what every ``hallubench generate NAME`` module provides. Every random choice a generator
+makes draws from ``hallubench.seeding`` (same seed + same cached model responses = identical dataset)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
 from typing import Any, Protocol
 
 import datasets
@@ -19,27 +18,22 @@ class Generator(Protocol):
     """A test-set generator module.
 
     ``FEATURES`` are the saved columns (they contain the benchmark's registry columns; a generator that
-    writes several benchmarks' sets maps benchmark name -> Features). ``CLIENT_OPTION`` names the argument
-    holding the backend spec(s) the CLI opens as cached clients (None: the module opens its own or needs
-    none). ``run`` returns the rows and the dataset card; the CLI saves both atomically. ``prompts`` gives what
-    the generator sends, for the card's prompt hash: each model request rendered on placeholder inputs
-    (``sent``) and the prompt templates it writes into the set; a generator without model calls gives its
-    templates, or nothing."""
+    writes several benchmarks' sets maps benchmark name -> Features). ``CLIENT_OPTION`` is required, with no
+    default: it names the argument holding the backend spec(s) the CLI opens as cached clients, a tuple of such
+    names (several model roles), or None for a generator that makes no model calls (rule-only); the CLI refuses a
+    module that does not declare it (``generators.cli.client_option``). ``run`` returns the rows and the dataset
+    card; the CLI saves both atomically. ``prompts`` gives what the generator sends, for the card's prompt hash: each
+    model request rendered on placeholder inputs (``sent``) and the prompt templates it writes into the set; a
+    generator without model calls gives its templates, or nothing."""
 
     FEATURES: datasets.Features | dict[str, datasets.Features]
-    CLIENT_OPTION: str | None
+    CLIENT_OPTION: str | tuple[str, ...] | None
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
 
     def run(self, args: argparse.Namespace, clients: Any) -> tuple[list[dict[str, Any]], CardInfo]: ...
 
     def prompts(self) -> dict[str, Any]: ...
-
-
-def seeded_rng(seed: int, *parts: object) -> random.Random:
-    """A random generator for one decision, derived from (seed, parts): string seeds hash with SHA-512,
-    so draws do not depend on PYTHONHASHSEED, on the order of other decisions, or on the platform."""
-    return random.Random(":".join(map(str, (seed, *parts))))
 
 
 def features_for(generator: Generator, benchmark: str | None = None) -> datasets.Features | None:

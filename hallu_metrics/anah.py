@@ -27,7 +27,7 @@ from typing import Any
 
 import datasets
 
-from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check, Judge
 from hallu_metrics.judges.judge_set import JudgeSet
@@ -566,12 +566,12 @@ BENCHMARK = Benchmark(
     to_docs=to_docs,
     metrics=(
         Metric("response_hallucination_rate", "rate", False, "per answer: contradictory or unverifiable sentences "
-               "/ judged sentences (no-fact sentences included); mean over answers", conditional=True),
+               "/ judged sentences (no-fact sentences included); mean over answers", conditional=True,
+               proportion=False),
         Metric("response_hallucination_rate_official", "rate", False, "per answer: the official eval.py replayed on "
                "the judge's replies (its flow and reading of each first reply): contradictory or unverifiable / all "
-               "sentences, its unreadable ones included", conditional=True),
-        Metric("judge_unparseable_rate", "rate", False, "per answer: sentences without a usable label / sentences",
-               conditional=True),
+               "sentences, its unreadable ones included", conditional=True, proportion=False),
+        unreadable_share("per answer: sentences", "sentences", conditional=True, proportion=False),
         Metric("empty_response_rate", "rate", False, "answers without any sentence / N"),
     ),
     judge_item=judge_item,

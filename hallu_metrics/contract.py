@@ -16,9 +16,10 @@ if TYPE_CHECKING:
     from hallu_metrics.judges.judge_set import JudgeSet
 
 MetricKind = Literal["rate", "score", "count"]
-# Metrics that hold a benchmark's unreadable share: items whose judge verdict could not be read or whose judge call
-# failed. Such an item counts toward no other metric (each is computed over readable verdicts only).
-UNREADABLE_METRICS = ("judge_unparseable_rate", "unscored_rate", "unparseable_rate")
+# The metric that holds a benchmark's unreadable share, under this one name in every benchmark: items whose judge
+# verdict could not be read or whose judge call failed. Such an item counts toward no other metric (each is computed
+# over readable verdicts only).
+UNREADABLE_METRIC = "judge_unparseable_rate"
 BreakdownKind = Literal["ordered", "category"]
 
 # An item's judging chain: (doc, model response, judges) -> a JSON-able record.
@@ -39,6 +40,7 @@ class Metric:
     description: str
     scale: tuple[float, float] = (0.0, 1.0)
     conditional: bool = False
+    proportion: bool = True  # a rate whose per-item values are 0/1 (so a Wilson interval); False: a mean of fractions
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,15 @@ class Breakdown:
 
 
 MISSING_GROUPS = ("none", "unbinned")  # breakdown rows of samples without a key
+
+
+def unreadable_share(items: str = "samples", over: str = "N", note: str = "", conditional: bool = False,
+                     proportion: bool = True) -> Metric:
+    """The ``UNREADABLE_METRIC`` declaration, worded once for every benchmark: ``items`` are what one verdict is
+    about, ``over`` the denominator, ``note`` what else leaves an item without a verdict (e.g. no judge)."""
+    return Metric(UNREADABLE_METRIC, "rate", False,
+                  f"{items} without a readable judge verdict (unreadable reply or failed call{note}) / {over}",
+                  conditional=conditional, proportion=proportion)
 
 
 @dataclass(frozen=True)
@@ -103,7 +114,6 @@ class Benchmark:
     extra_summary: Callable[[Sequence[dict], Sequence[dict]], dict[str, Any]] | None = None
     outcomes: tuple[str, ...] = ()  # values of the record's "outcome", counted in results
     nullable: tuple[str, ...] = ()  # doc columns that may be null (e.g. difficulty of an unbinned set)
-    notes: dict[str, str] = field(default_factory=dict)
 
     @property
     def task_names(self) -> tuple[str, ...]:
@@ -127,7 +137,7 @@ class Benchmark:
         failure and each metric scores it as the paper does)."""
         if not self.judge_roles:
             return None
-        return next((name for name in UNREADABLE_METRICS if name in self.metric_names), None)
+        return UNREADABLE_METRIC if UNREADABLE_METRIC in self.metric_names else None
 
     def unreadable_items(self, records: Sequence[dict], docs: Sequence[dict]) -> tuple[float | None, int]:
         """(the unreadable share as ``summarize`` reports it, items with any unreadable verdict); (None, 0) when

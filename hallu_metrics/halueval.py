@@ -7,7 +7,6 @@ Patterns, demonstrations and instructions follow the paper's structure (Tables 2
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ import datasets
 
 from hallu_metrics.contract import Benchmark, Breakdown, Metric
 from hallu_metrics.judges.judge_set import JudgeSet
+from hallubench.seeding import seeded_rng
 from hallubench.sources.halueval import read_records
 
 YES, NO = "Yes", "No"
@@ -343,7 +343,7 @@ def recognition_prompt(
     parts.append(rule)
     item = _fields(spec, record, with_knowledge)
     if other is not None:
-        pair = sorted([candidate, other], key=lambda text: random.Random(f"contrast:{text}").random())
+        pair = sorted([candidate, other], key=lambda text: seeded_rng("contrast", text).random())
         item += (
             f"\nTwo candidate {unit}s were written for this input:\n1. {pair[0]}\n2. {pair[1]}\nJudge this one of them."
         )
@@ -374,7 +374,7 @@ def build_items(
     for index, record in enumerate(records):
         judged = _judged(spec, record)
         if pairing == "draw" and len(judged) == 2:
-            judged = [judged[random.Random(f"{seed}:{task}:{index}").random() < 0.5]]
+            judged = [judged[seeded_rng(seed, task, index).random() < 0.5]]
         for label, candidate, other in judged:
             items.append(
                 {

@@ -17,7 +17,7 @@ from typing import Any
 
 import datasets
 
-from hallu_metrics.contract import Benchmark, Metric
+from hallu_metrics.contract import UNREADABLE_METRIC, Benchmark, Metric, unreadable_share
 from hallu_metrics.faithfulness import RUBRIC
 from hallu_metrics.judges import JudgeSet, judge_kind
 from hallu_metrics.judges.base import Check
@@ -78,7 +78,7 @@ def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str,
         "factual_consistency_rate": None if hallucinated is None else 1.0 - hallucinated,
         "answer_rate": float(valid),
         "average_summary_length": float(word_count(record["response"])) if valid else None,
-        "unscored_rate": float(valid and score is None),
+        UNREADABLE_METRIC: float(valid and score is None),
         "scorer_cut_rate": float(record["scorer_input"]["cut"]) if scored and record.get("scorer_input") else None,
     }
 
@@ -214,7 +214,7 @@ BENCHMARK = Benchmark(
         Metric("answer_rate", "rate", True, "valid summaries (>= 5 words, not a refusal) / documents"),
         Metric("average_summary_length", "count", None, "words per valid summary", scale=(0.0, 1000.0),
                conditional=True),
-        Metric("unscored_rate", "rate", False, "valid summaries without a score (judge none or failed) / documents"),
+        unreadable_share("valid summaries", "documents", note="; all of them with judge=none"),
         Metric("scorer_cut_rate", "rate", False, "scored summaries whose (document, summary) the classifier did not "
                "see whole (part cut to fit its max_length) / summaries scored by a classifier", conditional=True),
     ),

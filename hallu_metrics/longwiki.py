@@ -1,13 +1,13 @@
 """LongWiki (HalluLens 3.2): long-form answers checked claim by claim against Wikipedia passages.
 
-Per response (section 3.2.2): refusal check; for answers that were not refused, the response is split into
-sentences, claims are extracted from each sentence's snippet (fanned out), de-duplicated, and each claim is
-checked against its top passages from the knowledge store (retrieval in the CPU lane, verification fanned
-out). Metrics (section 3.2.1): per response precision = supported / claims, recall@K = min(supported / K, 1),
-F1@K their harmonic mean; macro-averaged over responses that are neither refused nor claim-less. The false
-refusal rate and the no-claim rate are shares of the responses whose verdicts could all be read (an unjudged
-response counts only in ``judge_unparseable_rate``). Roles: ``judge`` (refusal), ``judge_claims``
-(extraction), ``judge_verify`` (verification); each falls back to ``judge``.
+Per response (section 3.2.2): refusal evaluation (the ``knowledgeable`` check: True = it tries to answer); for
+answers that were not refused, the response is split into sentences, claims are extracted from each sentence's
+snippet (fanned out), de-duplicated, and each claim is checked against its top passages from the knowledge store
+(retrieval in the CPU lane, verification fanned out). Metrics (section 3.2.1): per response precision = supported /
+claims, recall@K = min(supported / K, 1), F1@K their harmonic mean; macro-averaged over responses that are neither
+refused nor claim-less. The false refusal rate and the no-claim rate are shares of the responses whose verdicts
+could all be read (an unjudged response counts only in ``judge_unparseable_rate``). Roles: ``judge``
+(knowledgeable), ``judge_claims`` (extraction), ``judge_verify`` (verification); each falls back to ``judge``.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from typing import Any
 
 import datasets
 
-from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.longform.candidates import candidate_titles
 from hallu_metrics.longform.claims import CLAIM_EXTRACTION, dedupe_claims
 from hallu_metrics.longform.entities import NER, SpacyNER
 from hallu_metrics.longform.knowledge import KnowledgeStore
 from hallu_metrics.longform.passages import Passage
-from hallu_metrics.longform.refusal import REFUSAL
+from hallu_metrics.longform.refusal import KNOWLEDGEABLE
 from hallu_metrics.longform.retrieval import Retriever, query
 from hallu_metrics.longform.sentences import snippets, split_sentences
 from hallu_metrics.longform.verification import VERIFICATION
@@ -142,10 +142,10 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
     """Refusal -> claims per sentence snippet -> evidence and verification per claim (section 3.2.2)."""
     record: dict[str, Any] = {"response": response, "k": claim_k(doc, judges.settings), "snippets": [], "claims": [],
                               "n_claims": 0, "supported": 0}
-    refusal = await judges.get("judge").ask(REFUSAL, {"question": doc["prompt"], "response": response})
-    record["refusal"] = refusal.to_dict()
-    if not refusal.ok or not refusal.label:
-        record["outcome"] = "unjudged" if not refusal.ok else "refused"
+    knowledgeable = await judges.get("judge").ask(KNOWLEDGEABLE, {"question": doc["prompt"], "response": response})
+    record["knowledgeable"] = knowledgeable.to_dict()
+    if not knowledgeable.ok or not knowledgeable.label:  # unreadable, or not knowledgeable: a refusal
+        record["outcome"] = "unjudged" if not knowledgeable.ok else "refused"
         return record
     units = snippets(split_sentences(response))
     extractor = judges.get("judge_claims")
@@ -228,15 +228,16 @@ BENCHMARK = Benchmark(
     metrics=(
         Metric("false_refusal_rate", "rate", False, "refused responses / judged responses", conditional=True),
         Metric("recall_at_k", "rate", True, "mean of min(supported / K, 1) over responses with claims (K=32 default)",
-               conditional=True),
-        Metric("precision", "rate", True, "mean of supported / claims over responses with claims", conditional=True),
+               conditional=True, proportion=False),
+        Metric("precision", "rate", True, "mean of supported / claims over responses with claims", conditional=True,
+               proportion=False),
         Metric("f1_at_k", "rate", True, "mean of the harmonic mean of precision and recall@K over responses with "
-               "claims", conditional=True),
+               "claims", conditional=True, proportion=False),
         Metric("no_claim_rate", "rate", False, "responses not refused but without any verifiable claim / judged "
                "responses", conditional=True),
         Metric("abstain_rate_reference", "rate", False, "the HalluLens reference code's abstain ratio: refused or "
                "claim-less responses / judged responses (= false_refusal_rate + no_claim_rate)", conditional=True),
-        Metric("judge_unparseable_rate", "rate", False, "responses with an unreadable or failed verdict / N"),
+        unreadable_share(),
     ),
     judge_item=judge_item,
     sample_metrics=sample_metrics,
@@ -247,7 +248,7 @@ BENCHMARK = Benchmark(
     evaluate_module="hallulens_longwiki",
     judge_roles=("judge", "judge_claims", "judge_verify"),
     options=OPTIONS,
-    checks=(REFUSAL, CLAIM_EXTRACTION, VERIFICATION),
+    checks=(KNOWLEDGEABLE, CLAIM_EXTRACTION, VERIFICATION),
     to_docs=with_k,
     extra_summary=claim_totals,
     outcomes=OUTCOMES,

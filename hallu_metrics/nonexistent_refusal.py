@@ -11,7 +11,7 @@ from typing import Any
 
 import datasets
 
-from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.judge_set import JudgeSet
@@ -84,7 +84,7 @@ def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str,
 _METRICS = (
     Metric("false_acceptance_rate", "rate", False,
            "responses treating the non-existent entity as real / judged responses", conditional=True),
-    Metric("judge_unparseable_rate", "rate", False, "samples without a usable verdict / N"),
+    unreadable_share(),
 )
 _DOMAIN = Breakdown("domain", "category", "domain")
 _COMMON = dict(

@@ -7,7 +7,7 @@ from typing import Any
 
 import datasets
 
-from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.judge_set import JudgeSet
@@ -174,7 +174,7 @@ BENCHMARK = Benchmark(
             conditional=True,
         ),
         Metric("correct_rate", "rate", True, "correct / judged", conditional=True),
-        Metric("judge_unparseable_rate", "rate", False, "samples without a usable verdict / N"),
+        unreadable_share(),
     ),
     judge_item=judge_item,
     checks=(ABSTENTION, CORRECTNESS),

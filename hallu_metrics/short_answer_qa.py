@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hallu_metrics.contract import Metric
+from hallu_metrics.contract import Metric, unreadable_share
 from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.judge_set import JudgeSet
@@ -130,7 +130,7 @@ METRICS = (
     Metric("accuracy_given_attempted", "rate", True, "correct / attempted (SimpleQA)", conditional=True),
     Metric("not_attempted_rate_reference", "rate", False, "simple-evals' 'not attempted': not attempted or "
            "unreadable grade / N (its grader reads a reply without a grade letter as C)"),
-    Metric("judge_unparseable_rate", "rate", False, "replies without a usable grade / N"),
+    unreadable_share(),
 )
 HEADLINE = ("hallucination_rate", "false_refusal_rate", "correct_rate", "not_attempted_rate_reference",
             "judge_unparseable_rate")

@@ -1,9 +1,9 @@
-"""WildHallucinations (Zhao et al., 2024): a paragraph about a real-world entity, fact-checked against that
-entity's own web pages with the FActScore pipeline (section 2.3): abstention (Appendix B's phrase list, plus an
-optional LLM refusal check) -> sentences -> atomic facts per sentence -> top passages per fact from the entity's
-pages only -> supported / not supported per fact. Metrics: WildFActScore (supported facts / facts, over
-responses that do not abstain) and WildFActScore-Strict (1 when every fact is supported, 0 when any is not or
-the model abstains, over all responses), per domain, Wikipedia / non-Wikipedia entity and rarity."""
+"""WildHallucinations (Zhao et al., 2024): a paragraph about a real-world entity, fact-checked against that entity's
+own web pages with the FActScore pipeline (section 2.3): abstention (Appendix B's phrase list, plus an optional LLM
+refusal check, ``knowledgeable``) -> sentences -> atomic facts per sentence -> top passages per fact from the
+entity's pages only -> supported / not supported per fact. Metrics: WildFActScore (supported facts / facts, over
+responses that do not abstain) and WildFActScore-Strict (1 when every fact is supported, 0 when any is not or the
+model abstains, over all responses), per domain, Wikipedia / non-Wikipedia entity and rarity."""
 
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ from urllib.parse import urlsplit
 
 import datasets
 
-from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.judges.rules import contains_abstention_phrase
 from hallu_metrics.longform.atomic_facts import ATOMIC_FACTS
 from hallu_metrics.longform.embeddings import OFFLINE_SPEC, embedder_from_spec
 from hallu_metrics.longform.passages import Passage, cut_passages, page_passages
-from hallu_metrics.longform.refusal import REFUSAL
+from hallu_metrics.longform.refusal import KNOWLEDGEABLE
 from hallu_metrics.longform.retrieval import METHODS, TOP_K, Retriever, query
 from hallu_metrics.longform.sentences import MIN_SENTENCE_CHARS, split_sentences
 from hallu_metrics.longform.verification import VERIFICATION
@@ -83,7 +83,8 @@ def rarity_bin(doc: Mapping[str, Any]) -> int | None:
 class EvidenceSettings:
     """How facts are checked; from the run's settings (lm-eval ``--metadata``) or ``$HALLUBENCH_<KEY>``:
     ``retrieval`` (embedding | bm25), ``embedder`` (``minilm`` or a sentence-transformers id), ``top_k``
-    (passages per fact) and ``refusal_check`` (also ask the judge whether a response refuses)."""
+    (passages per fact) and ``refusal_check`` (also ask the judge the ``knowledgeable`` check: a response that is
+    not knowledgeable declines)."""
 
     retrieval: str = "embedding"
     embedder: str = OFFLINE_SPEC
@@ -147,15 +148,16 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
     settings = EvidenceSettings.from_settings(judges.settings)
     entity, text = readable(str(doc["entity"])), readable(response)
     record: dict[str, Any] = {"response": text, "abstention_phrase": contains_abstention_phrase(text),
-                              "refusal": None, "abstained": None, "sentences": [], "n_facts": 0, "n_supported": 0}
+                              "knowledgeable": None, "abstained": None, "sentences": [], "n_facts": 0, "n_supported": 0}
     if record["abstention_phrase"]:
         return {**record, "abstained": True, "outcome": "abstained"}
     if settings.refusal_check:
-        refusal = await judges.get("judge").ask(REFUSAL, {"question": QUESTION.format(entity=entity), "response": text})
-        record["refusal"] = refusal.to_dict()
-        if not refusal.ok:
+        knowledgeable = await judges.get("judge").ask(
+            KNOWLEDGEABLE, {"question": QUESTION.format(entity=entity), "response": text})
+        record["knowledgeable"] = knowledgeable.to_dict()
+        if not knowledgeable.ok:
             return {**record, "outcome": "unjudged"}
-        if refusal.label is False:  # the check's label is "is knowledgeable"
+        if knowledgeable.label is False:  # not knowledgeable: the response declines
             return {**record, "abstained": True, "outcome": "abstained"}
     record["abstained"] = False
     retriever = retriever_for(settings)
@@ -257,7 +259,7 @@ BENCHMARK = Benchmark(
     }),
     metrics=(
         Metric("wildfactscore", "rate", True, "supported facts / facts, mean over responses that do not abstain",
-               conditional=True),
+               conditional=True, proportion=False),
         Metric("wildfactscore_strict", "rate", True,
                "1 if every fact is supported, 0 if any is not or the model abstained; mean over all responses",
                conditional=True),
@@ -267,8 +269,9 @@ BENCHMARK = Benchmark(
         Metric("facts_per_response_reference", "count", None, "FActScore's '# facts': atomic facts per response "
                "with at least one fact (not abstained)", scale=(0.0, 100.0), conditional=True),
         Metric("wildfactscore_length_penalized", "rate", True,
-               f"WildFActScore x FActScore's length penalty (gamma = {LENGTH_PENALTY_GAMMA})", conditional=True),
-        Metric("judge_unparseable_rate", "rate", False, "responses with an unreadable or failed verdict / N"),
+               f"WildFActScore x FActScore's length penalty (gamma = {LENGTH_PENALTY_GAMMA})", conditional=True,
+               proportion=False),
+        unreadable_share(),
     ),
     judge_item=judge_item,
     sample_metrics=sample_metrics,
@@ -285,7 +288,7 @@ BENCHMARK = Benchmark(
     judge_roles=("judge", "judge_facts", "judge_verify"),
     options={"retrieval": EvidenceSettings.retrieval, "embedder": EvidenceSettings.embedder,
              "top_k": EvidenceSettings.top_k, "refusal_check": EvidenceSettings.refusal_check},
-    checks=(REFUSAL, ATOMIC_FACTS, VERIFICATION),  # the refusal check with --metadata refusal_check=true
+    checks=(KNOWLEDGEABLE, ATOMIC_FACTS, VERIFICATION),  # KNOWLEDGEABLE with --metadata refusal_check=true
     outcomes=OUTCOMES,
     nullable=("perplexity",),
 )

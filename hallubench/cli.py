@@ -261,8 +261,8 @@ def _add_score(subparsers: argparse._SubParsersAction) -> None:
         type=_share,
         default=0.05,
         metavar="SHARE",
-        help="exit 2 when the share of items without a readable judge verdict (judge_unparseable_rate, or the task's "
-        "unscored_rate / unparseable_rate) exceeds SHARE (default: 0.05); the result is written either way",
+        help="exit 2 when the share of items without a readable judge verdict (judge_unparseable_rate) exceeds SHARE "
+        "(default: 0.05); the result is written either way",
     )
     score.add_argument("--model", help="name of the model under test, for tables and plots")
     score.add_argument("--out", required=True, help="RESULT.json to write")

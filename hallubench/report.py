@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hallu_metrics.contract import MISSING_GROUPS, UNREADABLE_METRICS, Benchmark, Breakdown, Metric
+from hallu_metrics.contract import MISSING_GROUPS, UNREADABLE_METRIC, Benchmark, Breakdown, Metric
 from hallu_metrics.stats import wilson_interval
 
 if TYPE_CHECKING:
@@ -19,9 +19,10 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 INTERVAL_NOTE = (
-    "Rates in %, with the 95% Wilson score interval [low, high] over the items counted; other metrics ± standard "
-    "error, on their own scale. A rate shown with ± standard error has no known item count (lm-eval records none for "
-    "conditional metrics; hallubench score on its samples gives the interval)."
+    "Rates in %. Shares of items with the 95% Wilson score interval [low, high] over the items counted; means of "
+    "per-item fractions (e.g. LongWiki precision, WildFActScore) and other metrics ± standard error, on their own "
+    "scale. A share shown with ± standard error has no known item count (lm-eval records none for conditional "
+    "metrics; hallubench score on its samples gives the interval)."
 )
 _JUDGE_MODEL_KEYS = ("gguf_file", "model", "pretrained")  # the first one present names a judge's model
 _JUDGE_VERDICT_OPTIONS = ("kind", "structured", "template")  # spec keys that change verdicts, kept in short forms
@@ -48,9 +49,10 @@ def _missing(value: Any) -> bool:
 
 
 def interval(metric: Metric, value: Any, counted: Any) -> tuple[float, float] | None:
-    """The 95% Wilson score interval of a rate over its ``counted`` items; None for other metrics, undefined
-    values and unknown counts."""
-    if metric.kind != "rate" or _missing(value) or _missing(counted) or counted < 1:
+    """The 95% Wilson score interval of a proportion (a rate of 0/1 items) over its ``counted`` items; None for other
+    metrics (scores, counts, means of per-item fractions such as LongWiki precision), undefined values and unknown
+    counts."""
+    if metric.kind != "rate" or not metric.proportion or _missing(value) or _missing(counted) or counted < 1:
         return None
     return wilson_interval(float(value), int(counted))
 
@@ -149,7 +151,7 @@ def _sorted_rows(breakdown: Breakdown, rows: Sequence[dict]) -> list[dict]:
 
 def plotted_metrics(benchmark: Benchmark) -> list[Metric]:
     """The metrics a plot draws: the headline metrics but the unreadable share (tables print it)."""
-    return [benchmark.metric(n) for n in benchmark.headline_metrics if n not in UNREADABLE_METRICS]
+    return [benchmark.metric(n) for n in benchmark.headline_metrics if n != UNREADABLE_METRIC]
 
 
 def axis_groups(metrics: Sequence[Metric]) -> list[list[Metric]]:

@@ -74,7 +74,7 @@ def test_faithfulness_module_takes_judge_scores_for_the_scorer_tasks():
         hallucinated_shares=[0.0, 1.0, 0.0], progression_kinds=["none"] * 3, scores=[4.5, 2.0, None],
         outcomes=["scored", "scored", "failed"])
     assert result["residual"] == pytest.approx((0.5 + 1.0) / 2) and result["score"] == pytest.approx(3.25)
-    assert result["unparseable_rate"] == pytest.approx(1 / 3) and result["counts"]["failed"] == 1
+    assert result["judge_unparseable_rate"] == pytest.approx(1 / 3) and result["counts"]["failed"] == 1
 
 
 def test_anah_module_official_labels_give_the_replays_columns():

@@ -58,18 +58,18 @@ def _doc(kind: str, expected: float, share: float = 0.0, progression: str = "non
 
 def test_residuals_per_type_pair_weighted_and_unparseable_counted():
     """Residual = |expected - predicted| averaged over the four paper types, pair-weighted; an unparseable reply
-    counts in unparseable_rate only; progression pairs have no residual but count in `score`."""
+    counts in judge_unparseable_rate only; progression pairs have no residual but count in `score`."""
     docs = [_doc("gold_full", 5), _doc("gold_sentence", 5), _doc("gold_sentence", 5), _doc("intrinsic", 1, 1.0),
             _doc("extrinsic", 1, 1.0), _doc("progression", 5, 0.0, "intrinsic")]
     replies = ['{"score": 4}', '{"score": 5}', '{"score": 2}', '{"score": 1}', "no idea", '{"score": 3}']
     result = RUBRIC_TASK.summarize([read_reply(r) for r in replies], docs)
     assert result["residual"] == pytest.approx((1 + 0 + 3 + 0) / 4)
     assert result["counted"]["residual"] == 4
-    assert result["unparseable_rate"] == pytest.approx(1 / 6)
+    assert result["judge_unparseable_rate"] == pytest.approx(1 / 6)
     assert result["score"] == pytest.approx((4 + 5 + 2 + 1 + 3) / 5)
     types = {row["value"]: row for row in result["breakdowns"]["type"]}
     assert types["gold_sentence"]["residual"] == pytest.approx(1.5)
-    assert types["extrinsic"]["residual"] is None and types["extrinsic"]["unparseable_rate"] == 1.0
+    assert types["extrinsic"]["residual"] is None and types["extrinsic"]["judge_unparseable_rate"] == 1.0
     assert types["progression"]["residual"] is None and types["progression"]["score"] == 3.0
     assert result["counts"] == {"scored": 5, "unparseable": 1, "failed": 0}
 

@@ -56,7 +56,7 @@ def test_yamls_load_with_the_rubric_prompt_and_budgets(dataset, tmp_path):
     assert score_only.config.generation_kwargs["max_gen_toks"] == 16
     assert reasoning.config.generation_kwargs["do_sample"] is False
     assert [m["metric"] for m in tasks["faithfulness_hhem"].config.metric_list] == [
-        "residual", "score", "unparseable_rate"]
+        "residual", "score", "judge_unparseable_rate"]
 
 
 def test_score_rubric_samples_file(tmp_path):
@@ -69,7 +69,7 @@ def test_score_rubric_samples_file(tmp_path):
     out = tmp_path / "result.json"
     assert main(["score", "--task", "faithfulness_rubric", "--samples", str(samples), "--out", str(out)]) == 0
     result = json.loads(out.read_text())
-    assert result["residual"] == pytest.approx((0 + 1 + 3) / 3) and result["unparseable_rate"] == 0.25
+    assert result["residual"] == pytest.approx((0 + 1 + 3) / 3) and result["judge_unparseable_rate"] == 0.25
     assert {row["value"]: row["residual"] for row in result["breakdowns"]["type"]} == pytest.approx(
         {"extrinsic": 3.0, "gold_full": 0.0, "intrinsic": 1.0})
 
@@ -89,7 +89,7 @@ def test_score_baseline_on_a_dataset_without_samples(dataset, tmp_path):
 @pytest.mark.slow
 def test_lm_eval_runs_the_rubric_task_with_smollm2(dataset, tmp_path):
     """lm_eval with the local SmolLM2 as the rubric scorer on 4 pairs (16 new tokens): exit 0, the residual,
-    score and unparseable_rate metrics are reported and the samples log holds the parsed records."""
+    score and judge_unparseable_rate metrics are reported and the samples log holds the parsed records."""
     model_args = ",".join(f"{k}={v}" for k, v in embedded_model_args().items())
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
            "OMP_NUM_THREADS": "1"}  # one thread: no oversubscription on a shared 2-core machine
@@ -103,7 +103,7 @@ def test_lm_eval_runs_the_rubric_task_with_smollm2(dataset, tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads(next((tmp_path / "out").rglob("results_*.json")).read_text())["results"]
     metrics = results["faithfulness_rubric"]
-    assert 0.0 <= metrics["unparseable_rate,judged"] <= 1.0
+    assert 0.0 <= metrics["judge_unparseable_rate,judged"] <= 1.0
     samples = [json.loads(line) for line in next((tmp_path / "out").rglob("samples_*.jsonl")).open()]
     assert len(samples) == 4
     assert all(json.loads(s["filtered_resps"][0])["outcome"] in ("scored", "unparseable") for s in samples)

@@ -117,7 +117,7 @@ def test_cot_and_contrast_prompts():
     assert "step by step" in build_items("qa", [QA], "cot")[0]["prompt"]
     right, hallucinated = build_items("qa", [QA], "contrast", pairing="both")
     assert "Lyon" in right["prompt"] and "Paris" in hallucinated["prompt"]
-    listing = lambda p: p[p.index("1. ") : p.index("Judge this")]  # noqa: E731
+    listing = lambda p: p[p.index("1. ") : p.index("Judge this")]
     assert listing(right["prompt"]) == listing(hallucinated["prompt"])
 
 
@@ -179,7 +179,7 @@ def test_metric_definitions():
     """accuracy (official rule) counts failures as wrong; accuracy_lenient uses the lenient rule; per-class accuracy
     counts only for its gold class (None otherwise); invalid_rate flags official failures."""
     yes, no = {"label": "Yes"}, {"label": "No"}
-    values = lambda doc, reply: sample_metrics(read_reply(reply, doc), doc)  # noqa: E731
+    values = lambda doc, reply: sample_metrics(read_reply(reply, doc), doc)
     assert values(yes, "Yes.") == {
         "accuracy": 1.0,
         "accuracy_lenient": 1.0,

@@ -57,7 +57,7 @@ def test_valid_summary_rule(summary, valid):
 def test_leaderboard_metrics_on_hand_built_records():
     """Scores 0.9, 0.49, 0.5, unscored, plus one invalid reply: 0.49 is the only hallucination (0.5 is not below the
     threshold), so hallucination_rate = 1/3 of the scored valid summaries, factual consistency 2/3, answer rate
-    4/5, average length over the 4 valid summaries, unscored_rate 1/5."""
+    4/5, average length over the 4 valid summaries, judge_unparseable_rate 1/5."""
     texts = ["one two three four five", "a b c d e f", "a b c d e f g", "w o r d s s s s", "too short"]
     records = [hs.summary_record(t, s) for t, s in zip(texts, [0.9, 0.49, 0.5, None, 0.1])]
     assert [r["outcome"] for r in records] == ["consistent", "hallucinated", "consistent", "unscored", "invalid"]
@@ -66,7 +66,7 @@ def test_leaderboard_metrics_on_hand_built_records():
     assert result["factual_consistency_rate"] == pytest.approx(2 / 3)
     assert result["answer_rate"] == pytest.approx(4 / 5)
     assert result["average_summary_length"] == pytest.approx((5 + 6 + 7 + 8) / 4)
-    assert result["unscored_rate"] == pytest.approx(1 / 5)
+    assert result["judge_unparseable_rate"] == pytest.approx(1 / 5)
     assert result["counted"]["hallucination_rate"] == 3 and result["counted"]["average_summary_length"] == 4
 
 
@@ -217,7 +217,7 @@ def test_deepseek_r1_summaries_answer_rate_and_length():
     summaries = [r["deepseek_r1_summary"] or "" for r in rows]
     result = evaluate.load(module_path(hs.NAME)).compute(predictions=summaries, scores=[None] * len(summaries))
     assert result["answer_rate"] == 1.0 and result["average_summary_length"] == pytest.approx(79.33, abs=0.01)
-    assert result["hallucination_rate"] is None and result["unscored_rate"] == 1.0
+    assert result["hallucination_rate"] is None and result["judge_unparseable_rate"] == 1.0
 
 
 def test_hallubench_score_on_a_samples_file(stand_in, tmp_path):

@@ -201,7 +201,7 @@ def test_passages_can_be_read_from_many_threads(tmp_path):
                 for _ in range(50):
                     results.append(store.get("Lyon"))
                     store.find_titles(["paris"])
-            except Exception as exc:  # noqa: BLE001 - collected and asserted below
+            except Exception as exc:  # collected and asserted below
                 errors.append(exc)
 
         threads = [threading.Thread(target=work) for _ in range(8)]

@@ -1,7 +1,7 @@
-"""The import layers (docs/design.md, "Layers"): the shared core (errors, specs, backends, provenance, sources,
-outputs) imports nothing of the project above it; hallu_metrics imports only the core; generators and lm_eval_tasks
-import the core and hallu_metrics, never each other; the CLI and reports (the rest of hallubench) sit on top. An
-upward import, at module level or inside a function, fails here."""
+"""The import layers (docs/design.md, "Layers"): the shared core (errors, specs, backends, provenance, seeding,
+sources, outputs) imports nothing of the project above it; hallu_metrics imports only the core; generators and
+lm_eval_tasks import the core and hallu_metrics, never each other; the CLI and reports (the rest of hallubench) sit on
+top. An upward import, at module level or inside a function, fails here."""
 
 import ast
 from pathlib import Path
@@ -10,8 +10,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("hallubench", "hallu_metrics", "generators", "lm_eval_tasks")
-CORE = ("hallubench.errors", "hallubench.specs", "hallubench.backends", "hallubench.provenance", "hallubench.sources",
-        "hallubench.outputs")
+CORE = ("hallubench.errors", "hallubench.specs", "hallubench.backends", "hallubench.provenance", "hallubench.seeding",
+        "hallubench.sources", "hallubench.outputs")
 
 
 def layer(module: str) -> str:

@@ -179,7 +179,7 @@ def test_retrieval_is_thread_safe(store, tmp_path):
         try:
             for claim in chunk:
                 results[claim] = retriever.retrieve(claim, TITLES)
-        except Exception as exc:  # noqa: BLE001 - collected and asserted below
+        except Exception as exc:  # collected and asserted below
             errors.append(exc)
 
     threads = [threading.Thread(target=work, args=(claims[i::8],)) for i in range(8)]

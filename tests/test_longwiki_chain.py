@@ -55,7 +55,7 @@ class ScriptedJudge:
 
     async def ask(self, check, item):
         self.asked.append((check.name, item))
-        if check.name == "refusal":
+        if check.name == "knowledgeable":
             return Verdict(not item["response"].startswith("I'm sorry"), "ok", "r")
         if check.name == "claim_extraction":
             return self.extraction.get(item["sentence"], Verdict([item["sentence"]], "ok", "e"))
@@ -75,6 +75,7 @@ def test_chain_extracts_dedupes_retrieves_and_verifies_each_claim(store):
     records = judge_responses(lw.BENCHMARK, [ANSWER, REFUSAL], [DOC, DOC], judges_for(store, judge))
     answered, refused = records
     assert refused["outcome"] == "refused" and refused["claims"] == [] and refused["snippets"] == []
+    assert (answered["knowledgeable"]["label"], refused["knowledgeable"]["label"]) == (True, False)
     assert [c["claim"] for c in answered["claims"]] == [
         "Sirius is the brightest star in the night sky.", "Its companion Sirius B is a white dwarf.",
         "Sirius lies 50 light-years from the Sun."]

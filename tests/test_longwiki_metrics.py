@@ -59,7 +59,7 @@ def test_no_supported_claim_gives_zero_not_missing():
     assert values["precision"] == values["recall_at_k"] == values["f1_at_k"] == 0.0
 
 
-def test_unjudged_response_counts_only_in_the_unparseable_rate():
+def test_unjudged_response_counts_only_in_the_judge_unparseable_rate():
     """An unreadable verdict anywhere in the chain leaves the response out of every metric (claim metrics, FRR,
     no-claim and abstain rates: numerator and denominator) but the unparseable rate."""
     values = lw.sample_metrics(record("unjudged", 5, 3))

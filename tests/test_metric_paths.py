@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -149,7 +150,7 @@ def longwiki_case(tmp_path) -> Case:
                                           "supported": [r["supported"] for r in records],
                                           "ks": [r["k"] for r in records], "levels": [d["level"] for d in docs]},
                 faults={("claim_extraction", "Sirius is a red giant."): "unreadable",
-                        ("refusal", "Sirius is famous among sailors."): "unreadable",
+                        ("knowledgeable", "Sirius is famous among sailors."): "unreadable",
                         ("verification", "Sirius is in Canis Major."): "failed"},
                 settings={"knowledge": store, "retrieval": "bm25"})
 
@@ -356,6 +357,9 @@ def test_lm_eval_score_and_evaluate_give_the_same_numbers(name, tmp_path):
     for record, doc in zip(records, case.docs):  # the chain's keys are declared (contract)
         assert set(benchmark.sample_metrics(record, doc)) <= set(benchmark.metric_names)
         assert not benchmark.outcomes or record.get("outcome") in benchmark.outcomes, record.get("outcome")
+        for metric, value in benchmark.sample_metrics(record, doc).items():  # proportions: 0/1 per item (Wilson)
+            if benchmark.metric(metric).kind == "rate" and benchmark.metric(metric).proportion and value is not None:
+                assert value in (0.0, 1.0), (metric, value)
     lm_eval = lm_eval_values(name, records, case.docs)
     module = evaluate.load(module_path(benchmark.evaluate_module))
     result = module.compute(**case.evaluate_inputs(records, case.docs, case.responses))
@@ -411,6 +415,20 @@ def test_mixedentities_with_a_wrong_format_judge_has_no_false_acceptance_rate(tm
     result = BENCHMARKS["mixedentities"].summarize(judged_records("mixedentities", case, all_bad=True), case.docs)
     assert result["false_acceptance_rate"] is None and result["judge_unparseable_rate"] == 1.0
     assert all(row["false_acceptance_rate"] is None for row in result["breakdowns"]["domain"])
+
+
+def test_the_unreadable_share_has_one_name_and_one_wording():
+    """Every benchmark names its unreadable share `judge_unparseable_rate` (no `unscored_rate`, no
+    `unparseable_rate`) and words it with `contract.unreadable_share`: only the unit, the denominator and a note
+    differ."""
+    wording = re.compile(r".+ without a readable judge verdict \(unreadable reply or failed call(; [^)]+)?\) / .+")
+    declared = {name: b for name, b in BENCHMARKS.items() if "judge_unparseable_rate" in b.metric_names}
+    for name, benchmark in BENCHMARKS.items():
+        assert not {"unscored_rate", "unparseable_rate"} & set(benchmark.metric_names), name
+    for name, benchmark in declared.items():
+        assert wording.fullmatch(benchmark.metric("judge_unparseable_rate").description), name
+    assert {BENCHMARKS[name].unreadable_metric for name in JUDGED} == {"judge_unparseable_rate"}
+    assert {"hhem_summarization", "faithfulness_rubric", "faithfulness_hhem", "faithfulness_baseline"} <= set(declared)
 
 
 @pytest.mark.parametrize("name", sorted(BENCHMARKS))

@@ -79,7 +79,7 @@ def test_all_verdicts_unreadable_leaves_the_rate_undefined_not_zero():
 def test_judged_records_and_breakdown_per_domain_and_place_tier():
     """Verdicts map to outcomes (unparseable kept as unjudged with its raw text); the summary breaks
     the rate down per domain and per place tier (products have no tier)."""
-    ok = lambda label: Verdict(label, "ok", "raw")  # noqa: E731
+    ok = lambda label: Verdict(label, "ok", "raw")
     judge = ScriptedJudge({"a": ok(True), "b": ok(False), "c": ok(True), "d": Verdict(None, "unparseable", "??")})
     records = judged(ne.GENERATED, ["a", "b", "c", "d"], DOCS, judge)
     assert [r["outcome"] for r in records] == ["believed", "not_believed", "believed", "unjudged"]

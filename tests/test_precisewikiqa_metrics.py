@@ -96,7 +96,7 @@ def judge_with(judge, responses, docs):
 
 def test_correctness_is_judged_only_for_non_abstained_answers_and_unparseable_is_kept():
     """Chain per item: abstention first, correctness only when not abstained; raw replies kept."""
-    ok = lambda label: Verdict(label, "ok", "raw")  # noqa: E731
+    ok = lambda label: Verdict(label, "ok", "raw")
     judge = ScriptedJudge(
         abstention={"a": ok(True), "b": ok(False), "c": ok(False), "d": Verdict(None, "unparseable", "??")},
         correctness={"b": ok("UNVERIFIABLE"), "c": Verdict(None, "unparseable", "hmm")},

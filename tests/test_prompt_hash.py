@@ -105,8 +105,8 @@ def test_prompts_defined_outside_the_judge_item_module_change_the_hash(monkeypat
 ])
 def test_decoding_reminder_and_reader_change_the_hash(change, monkeypatch):
     monkeypatch.setattr(base, "ALL_CHECKS", list(base.ALL_CHECKS))  # the edited copy stays out of the registry
-    refusal = longwiki_benchmark.REFUSAL
-    edited = replace(LONGWIKI, checks=(replace(refusal, **change), *LONGWIKI.checks[1:]))
+    knowledgeable = longwiki_benchmark.KNOWLEDGEABLE
+    edited = replace(LONGWIKI, checks=(replace(knowledgeable, **change), *LONGWIKI.checks[1:]))
     assert judge_prompts_hash(edited) != judge_prompts_hash(LONGWIKI)
 
 

@@ -131,7 +131,7 @@ def test_score_plots_put_each_scale_on_its_own_axis_and_fit_the_title():
     fig.canvas.draw()
     limits = {ax.get_ylabel(): ax.get_ylim() for ax in fig.axes}
     assert limits == {"residual (0-4)": (0.0, 4.0), "score (1-5)": (1.0, 5.0)}
-    assert not any(t.get_text() == "unparseable_rate" for ax in fig.axes for t in ax.get_legend().get_texts())
+    assert not any(t.get_text() == "judge_unparseable_rate" for ax in fig.axes for t in ax.get_legend().get_texts())
     title = fig._suptitle
     assert "judge: openai:gpt-4o-mini" in title.get_text() and "base_url" not in title.get_text()
     box = title.get_window_extent()
@@ -180,8 +180,19 @@ def test_the_judge_line_says_what_a_rule_judge_is_and_an_empty_panel_says_why(tm
     baseline, rubric = BENCHMARKS["faithfulness_baseline"], BENCHMARKS["faithfulness_rubric"]
     assert "ROUGE-L / BLEU / BERTScore" in judge_line({"judges": {"judge": "rule"}}, baseline)
     assert "embedded offline rule judge" in judge_line({"judges": {"judge": "rule"}}, BENCHMARKS["precisewikiqa"])
-    empty = {"task": "faithfulness_rubric_so", "n": 2, "residual": None, "score": None, "unparseable_rate": 1.0,
-             "stderr": {}, "counted": {"residual": 0, "score": 0, "unparseable_rate": 2}, "breakdowns": {}}
+    empty = {"task": "faithfulness_rubric_so", "n": 2, "residual": None, "score": None, "judge_unparseable_rate": 1.0,
+             "stderr": {}, "counted": {"residual": 0, "score": 0, "judge_unparseable_rate": 2}, "breakdowns": {}}
     fig = figure(empty, rubric)
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert texts and all("no item has a readable verdict" in t for t in texts)
+
+
+def test_wilson_intervals_only_for_shares_of_items():
+    """A Wilson interval is for a share of 0/1 items; a mean of per-item fractions (LongWiki precision) keeps its
+    standard error."""
+    from hallu_metrics.registry import BENCHMARKS
+    from hallubench.report import fmt
+
+    longwiki = BENCHMARKS["longwiki"]
+    assert fmt(longwiki.metric("precision"), 0.5, 0.1, counted=5) == "50.0 ± 10.0"
+    assert fmt(longwiki.metric("false_refusal_rate"), 1.0, 0.0, counted=3) == "100.0 [43.9, 100.0]"

@@ -244,7 +244,8 @@ def test_d_no_prompt_puts_a_before_a_vowel():
     from generators.cli import GENERATORS, generator
 
     generated = [json.dumps(generator(name).prompts(), ensure_ascii=False) for name in GENERATORS]
-    prompts = [check_prompt(check) for check in ALL_CHECKS if check.messages is not None] + halueval_prompts() + generated
+    prompts = [check_prompt(check) for check in ALL_CHECKS if check.messages is not None]
+    prompts += halueval_prompts() + generated
     assert len(prompts) > 20
     mistakes = sorted({m.group(0) for text in prompts for m in A_BEFORE_VOWEL.finditer(text)})
     assert mistakes == []

@@ -48,7 +48,7 @@ class ScriptedJudge:
             return Verdict(self.facts.get(item["sentence"], []), "ok", "scripted")
         if check.name == "verification":
             return Verdict("WRONG" not in item["claim"], "ok", "scripted")
-        if check.name == "refusal":
+        if check.name == "knowledgeable":
             return Verdict(self.knowledgeable, "ok", "scripted")
         raise AssertionError(check.name)
 
@@ -94,10 +94,10 @@ def test_abstention_phrase_stops_the_chain_and_refusal_check_is_optional():
     record = judge(scripted, doc("Lake Baikal"), "I'm sorry, I couldn't find any information about that lake.")
     assert (record["outcome"], record["abstained"], scripted.asked) == ("abstained", True, [])
     judge(scripted, doc("Lake Baikal"), "Lake Baikal is the deepest lake in the world.")
-    assert "refusal" not in [name for name, _ in scripted.asked]
+    assert "knowledgeable" not in [name for name, _ in scripted.asked]
     refusing = ScriptedJudge(FACTS, knowledgeable=False)
     record = judge(refusing, doc("Lake Baikal"), "Lake Baikal is the deepest lake in the world.", refusal_check="true")
-    assert record["outcome"] == "abstained" and [name for name, _ in refusing.asked] == ["refusal"]
+    assert record["outcome"] == "abstained" and [name for name, _ in refusing.asked] == ["knowledgeable"]
     assert refusing.asked[0][1]["question"] == "In a paragraph, could you tell me what you know about Lake Baikal?"
 
 

@@ -14,13 +14,13 @@ Two pools (``--pools`` of the generator, which also picks the type lists):
 
 from __future__ import annotations
 
-import random
 import re
 import unicodedata
 from dataclasses import dataclass
 
+from hallubench.seeding import seeded_rng
+
 TIERS = ("high", "mid", "low")
-PLACE_POOLS = ("paper", "large")
 PAPER_SAMPLE_PER_TIER = 20
 MIN_CITY_POPULATION = 100_000
 SOURCES = {
@@ -150,7 +150,7 @@ def _paper_sample(domain: str, seed: int) -> dict[str, list[Place]]:
     lists = PAPER_CITIES if domain == "business" else PAPER_COUNTRIES
     tiers = {}
     for tier, names in lists.items():
-        rng = random.Random(f"{seed}:generatedentities:places:{domain}:{tier}")
+        rng = seeded_rng(seed, "generatedentities", "places", domain, tier)
         chosen = sorted(rng.sample(sorted(names), PAPER_SAMPLE_PER_TIER))
         tiers[tier] = [Place(name, tier, country=domain == "event") for name in chosen]
     return tiers

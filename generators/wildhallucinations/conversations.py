@@ -5,7 +5,6 @@ user turns are kept (WildHallucinations section 2.1), judged by the dataset's ow
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hallubench.errors import HallubenchError
+from hallubench.seeding import seeded_rng
 
 ENGLISH = "English"
 MAX_TURN_CHARS = 4000  # a user turn is cut here before extraction (WildChat turns can hold whole files)
@@ -38,7 +38,7 @@ class ConversationSource:
     def seeded_order(self, seed: int) -> list[int]:
         """All row indices in a seeded order (the sample of conversations the generator reads)."""
         order = list(range(len(self.table)))
-        random.Random(f"{seed}:wildhallucinations:conversations").shuffle(order)
+        seeded_rng(seed, "wildhallucinations", "conversations").shuffle(order)
         return order
 
     def user_turns(self, indices: list[int]) -> Iterator[UserTurn]:

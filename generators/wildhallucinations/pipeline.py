@@ -8,7 +8,6 @@ page. Rarity (perplexity) is scored last, on the accepted entities only.
 
 from __future__ import annotations
 
-import random
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from generators.wildhallucinations.knowledge import Knowledge, KnowledgeSource
 from generators.wildhallucinations.webcache import Page
 from hallubench.backends import ModelClient
 from hallubench.errors import HallubenchError
+from hallubench.seeding import seeded_rng
 
 MIN_WAVE = 10  # conversations read per wave, at least; otherwise as many as entities still missing
 
@@ -115,7 +115,7 @@ def from_wiki_offline(
         mapped = [a for a in pool if topics.get(a.title) in TOPIC_TO_CATEGORY]
         counts["skipped_unmapped_topic"] += len(pool) - len(mapped)
         pool = mapped
-    random.Random(f"{seed}:wildhallucinations:wiki-offline").shuffle(pool)
+    seeded_rng(seed, "wildhallucinations", "wiki-offline").shuffle(pool)
     accepted: list[Entry] = []
     position = 0
     while len(accepted) < n and position < len(pool):

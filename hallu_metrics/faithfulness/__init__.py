@@ -19,10 +19,9 @@ from hallu_metrics.faithfulness.rubric import (
 )
 
 RUBRIC = faithfulness_check()
-RUBRIC_SO = faithfulness_check(reasoning=False)
 
 __all__ = [
-    "BENCHMARKS", "COLUMNS", "DEFAULT_RUBRIC", "RUBRIC", "RUBRIC_SO", "BaselineScores", "baseline_rule",
+    "BENCHMARKS", "COLUMNS", "DEFAULT_RUBRIC", "RUBRIC", "BaselineScores", "baseline_rule",
     "baseline_scores", "expected_score", "faithfulness_check", "load_rubric", "parse_rubric_score",
     "progression_summary", "rubric_check", "rubric_messages", "rubric_prompt",
 ]

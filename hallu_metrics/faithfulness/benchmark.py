@@ -23,7 +23,7 @@ from typing import Any
 
 import datasets
 
-from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.contract import UNREADABLE_METRIC, Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.faithfulness.baseline import BaselineScorer
 from hallu_metrics.faithfulness.rubric import faithfulness_check, load_rubric, parse_rubric_score, rubric_prompt
 from hallu_metrics.judges.base import Judge
@@ -115,14 +115,14 @@ _CHECK = faithfulness_check()
 # ---------------------------------------------------------------- metrics
 
 def sample_metrics(record: dict[str, Any], doc: dict) -> dict[str, float | None]:
-    """``residual`` (paper types only), ``score`` (any scored pair), ``unparseable_rate`` (every pair)."""
+    """``residual`` (paper types only), ``score`` (any scored pair), ``judge_unparseable_rate`` (every pair)."""
     score = record.get("score")
     scored = score is not None
     return {
         "residual": abs(float(doc["expected_score"]) - float(score)) if scored and doc["type"] in RESIDUAL_TYPES
         else None,
         "score": float(score) if scored else None,
-        "unparseable_rate": float(not scored),
+        UNREADABLE_METRIC: float(not scored),
     }
 
 
@@ -168,7 +168,7 @@ _METRICS = (
            "extrinsic pairs (pair-weighted; unparseable pairs left out)", scale=(0.0, 4.0), conditional=True),
     Metric("score", "score", None, "mean predicted 1-5 score (higher = judged more faithful; compare with the "
            "expected score of each type)", scale=(1.0, 5.0), conditional=True),
-    Metric("unparseable_rate", "rate", False, "pairs without a readable 1-5 score / N"),
+    unreadable_share("pairs"),
 )
 _BREAKDOWNS = (
     Breakdown("type", "category", "pair type"),
@@ -182,7 +182,7 @@ _BREAKDOWNS = (
 def _benchmark(name: str, judge_item, **kwargs: Any) -> Benchmark:
     return Benchmark(
         name=name, family="faithfulness", paper=PAPER, columns=COLUMNS, metrics=_METRICS, judge_item=judge_item,
-        sample_metrics=sample_metrics, breakdowns=_BREAKDOWNS, headline=("residual", "score", "unparseable_rate"),
+        sample_metrics=sample_metrics, breakdowns=_BREAKDOWNS, headline=("residual", "score", UNREADABLE_METRIC),
         generator="faithfulness", evaluate_module="faithfulness_rubric", extra_summary=progression_summary,
         outcomes=OUTCOMES, **kwargs,
     )

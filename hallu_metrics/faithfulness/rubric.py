@@ -78,14 +78,14 @@ def rubric_check(rubric: str, reasoning: bool = True) -> Check:
     )
 
 
-def faithfulness_check(rubric: str | None = None, reasoning: bool = True) -> Check:
+def faithfulness_check(rubric: str | None = None) -> Check:
     """One question every judge kind answers on the 1-5 scale: an LLM through the rubric, a classifier
     scorer (``hhem:``/``nli:``) through P(consistent) of (reference, hypothesis) mapped by
     ``score_to_likert`` (1 + 4p, the paper's section 4 rescaling), the ``rule`` judge through the
     paper's baseline composite (section 3.4)."""
     return replace(
-        rubric_check(rubric or load_rubric(), reasoning),
-        name="faithfulness" if reasoning else "faithfulness_so",
+        rubric_check(rubric or load_rubric()),
+        name="faithfulness",
         pair=lambda item: (item["reference"], item["hypothesis"]),
         from_probability=score_to_likert,
         rule=baseline_rule,

@@ -6,7 +6,6 @@ from hallu_metrics.longform.candidates import candidate_titles, spans_covering
 from hallu_metrics.longform.embeddings import (
     OFFLINE_MODEL,
     OFFLINE_SPEC,
-    REFERENCE_MODEL,
     Embedder,
     EmbeddingCache,
     default_embedding_cache_path,
@@ -30,7 +29,6 @@ __all__ = [
     "OFFLINE_MODEL",
     "OFFLINE_SPEC",
     "PASSAGE_WORDS",
-    "REFERENCE_MODEL",
     "SEPARATOR",
     "TOP_K",
     "BuildStats",

@@ -22,7 +22,6 @@ import numpy as np
 from hallu_metrics.longform.sqlite_util import chunks
 from hallubench.errors import HallubenchError
 
-REFERENCE_MODEL = "sentence-transformers/gtr-t5-large"
 OFFLINE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 OFFLINE_SPEC = "minilm"
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-PASSAGE_TOKENS = 256
 PASSAGE_WORDS = 187
 
 _WORD = re.compile(r"\S+")

@@ -1,6 +1,8 @@
-"""Refusal check for long-form answers (HalluLens 3.2.2 "Refusal Evaluation"): did the model try to answer, or
-did it decline for lack of knowledge? ``{"is_knowledgeable": true|false}``; a reply that corrects a false
-premise of the question tries to answer, so it is knowledgeable. Worked examples written for this project.
+"""Refusal evaluation of long-form answers (HalluLens 3.2.2 "Refusal Evaluation"): did the model try to answer, or
+did it decline for lack of knowledge? The check is named for what its label True means, as the judge writes it:
+``KNOWLEDGEABLE`` (``"knowledgeable"``), ``{"is_knowledgeable": true}`` = the reply tries to answer, ``false`` = it
+declines (a refusal). A reply that corrects a false premise of the question tries to answer, so it is
+knowledgeable. Worked examples written for this project.
 
 The rule judge's answer (``rule``) is an OFFLINE STAND-IN: PreciseWikiQA's abstention rule
 (``rules.is_abstention_precisewikiqa``) applied to the opening two sentences of the reply, since a long
@@ -59,8 +61,8 @@ def knowledgeable_by_rule(response: str) -> bool:
     return not is_abstention_precisewikiqa(opening)
 
 
-REFUSAL = Check(
-    name="refusal",
+KNOWLEDGEABLE = Check(  # label True: the reply tries to answer; False: it declines (a refusal)
+    name="knowledgeable",
     messages=_messages,
     parse=lambda text: parse_json_bool(text, "is_knowledgeable"),
     reminder='Answer with exactly {"is_knowledgeable": true} or {"is_knowledgeable": false}.',

@@ -7,7 +7,7 @@ from hallu_metrics.faithfulness.benchmark import RUBRIC, read_reply
 
 _DESCRIPTION = """Jing et al., "On A Scale From 1 to 5" (2025): a scorer grades (reference, hypothesis) pairs on a
 1-5 faithfulness rubric. Replies are read as {"score": n}; a score outside 1-5, fractional or missing is unparseable
-(counted in unparseable_rate, left out of the means). `residual` = mean |expected - predicted| over the
+(counted in judge_unparseable_rate, left out of the means). `residual` = mean |expected - predicted| over the
 gold_full, gold_sentence, intrinsic and extrinsic pairs (pair-weighted), per type in breakdowns["type"]; `score`;
 progression pairs: mean score per hallucinated share and delta_per_step_intrinsic / _extrinsic =
 (score at share 1 - score at share 0) / 5."""

@@ -8,7 +8,7 @@ from hallu_metrics.hhem_summarization import BENCHMARK, summary_record
 _DESCRIPTION = """HHEM leaderboard summarization (HalluLens section 4.1): a summary is valid with at least 5 words and
 not a refusal; hallucination_rate = valid summaries scored below 0.5 / valid scored summaries,
 factual_consistency_rate = 1 - that, answer_rate = valid / N, average_summary_length = words per valid summary,
-unscored_rate = valid summaries without a score / N; stderr, counted, counts."""
+judge_unparseable_rate = valid summaries without a readable score / N; stderr, counted, counts."""
 
 _INPUTS = """
 Args:

@@ -1,1 +1,0 @@
-"""HaluEval recognition tasks (Li et al., 2023) and their data-loading hook."""
