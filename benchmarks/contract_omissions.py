@@ -79,7 +79,7 @@ OMISSIONS: dict[str, Edit] = {
     "README row missing": regex("README.md", r"^\| HalluLens PreciseWikiQA.*?\n"),
     "docs page missing": remove("docs/precisewikiqa.md"),
     "metric-paths case missing": regex("tests/test_metric_paths.py", r'^    "precisewikiqa": precisewikiqa_case,\n'),
-    "reply corpus missing": remove("tests/reply_corpora/correctness.yaml"),
+    "reply corpus missing": remove("tests/reply_corpora/label_correctness.yaml"),
 }
 
 

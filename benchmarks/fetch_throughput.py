@@ -15,8 +15,8 @@ from pathlib import Path
 import _test_support  # noqa: F401  (tests/ on the path: the loopback servers)
 from loopback_pages import LoopbackPageServer, Route
 
-from generators.wildhallucinations.fetch import Fetcher, FetchPolicy, verdict
-from generators.wildhallucinations.webcache import WebCache
+from hallubench_generators.wildhallucinations.fetch import Fetcher, FetchPolicy, verdict
+from hallubench_generators.wildhallucinations.webcache import WebCache
 
 PARAGRAPH = "<p>Lake Baikal is a rift lake in Siberia; it is the deepest and oldest freshwater lake on Earth. </p>"
 

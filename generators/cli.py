@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from generators.protocol import Generator, features_for, generator_prompts_hash
-from generators.publishing import check_output_dir, push_test_set, save_test_set
 from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
 from hallubench.errors import HallubenchError
 from hallubench.provenance import file_checksum, software
+from hallubench_generators.protocol import Generator, features_for, generator_prompts_hash
+from hallubench_generators.publishing import check_output_dir, push_test_set, save_test_set
 
 GENERATORS: dict[str, str] = {  # name (its module in generators/) -> help
     "precisewikiqa": "Generate a PreciseWikiQA test set (HalluLens 3.1)",
@@ -27,7 +27,7 @@ GENERATORS: dict[str, str] = {  # name (its module in generators/) -> help
 
 def generator(name: str) -> Generator:
     """The generator ``name``, imported on first use (only the one that runs loads its dependencies)."""
-    return importlib.import_module(f"generators.{name}")  # type: ignore[return-value]
+    return importlib.import_module(f"hallubench_generators.{name}")  # type: ignore[return-value]
 
 
 def add_parsers(subparsers, only: str | None = None) -> None:

@@ -13,9 +13,9 @@ from typing import TypeVar
 
 import numpy as np
 
-from generators.sources.articles import Article
 from hallubench.errors import HallubenchError
 from hallubench.seeding import seeded_rng
+from hallubench_generators.sources.articles import Article
 
 T = TypeVar("T")
 

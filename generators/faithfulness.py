@@ -20,14 +20,20 @@ from typing import Any
 
 import datasets
 
-from generators.faithfulness_rules import Rewrite, donor_sentences, entities, extrinsic_rewrite, intrinsic_rewrite
-from generators.protocol import sent
-from generators.publishing import CardInfo, generation_date
 from hallu_metrics.faithfulness.benchmark import COLUMNS, STEPS, TYPES, expected_score
 from hallu_metrics.longform.sentences import split_sentences
 from hallubench.backends import ChatRequest, ModelClient
 from hallubench.errors import HallubenchError
 from hallubench.seeding import seeded_rng
+from hallubench_generators.faithfulness_rules import (
+    Rewrite,
+    donor_sentences,
+    entities,
+    extrinsic_rewrite,
+    intrinsic_rewrite,
+)
+from hallubench_generators.protocol import sent
+from hallubench_generators.publishing import CardInfo, generation_date
 
 KINDS = ("intrinsic", "extrinsic")
 PERTURBATIONS = ("llm", "rules")

@@ -23,21 +23,21 @@ from typing import Any
 
 import datasets
 
-from generators.nonexistent import places
-from generators.nonexistent import prompts as request_templates
-from generators.nonexistent.checkers import (
+from hallubench.backends import ChatRequest, ModelClient
+from hallubench.errors import HallubenchError
+from hallubench.seeding import derived_seed, seeded_rng
+from hallubench_generators.nonexistent import places
+from hallubench_generators.nonexistent import prompts as request_templates
+from hallubench_generators.nonexistent.checkers import (
     BRAVE_URL,
     BraveChecker,
     ExistenceChecker,
     OfflineChecker,
     fold,
 )
-from generators.nonexistent.prompts import render_prompt
-from generators.protocol import sent
-from generators.publishing import CardInfo, generation_date
-from hallubench.backends import ChatRequest, ModelClient
-from hallubench.errors import HallubenchError
-from hallubench.seeding import derived_seed, seeded_rng
+from hallubench_generators.nonexistent.prompts import render_prompt
+from hallubench_generators.protocol import sent
+from hallubench_generators.publishing import CardInfo, generation_date
 
 CLIENT_OPTION = "generators"
 MIN_GENERATORS = 3

@@ -22,12 +22,12 @@ from typing import Any
 
 import datasets
 
-from generators.protocol import sent
-from generators.publishing import CardInfo, generation_date
 from hallu_metrics.halueval import TASKS, Pattern, TaskSpec, with_article
 from hallubench.backends import ChatRequest, ModelClient
 from hallubench.errors import HallubenchError
 from hallubench.seeding import seeded_rng
+from hallubench_generators.protocol import sent
+from hallubench_generators.publishing import CardInfo, generation_date
 
 CLIENT_OPTION = "generator"  # the sampling model
 GENERATED_TASKS = ("qa", "dialogue", "summarization")

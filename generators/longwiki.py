@@ -1,7 +1,7 @@
 """LongWiki test-set generator (HalluLens 3.2.2 "Test Prompt Generation").
 
 Pages of WikiRank levels 5-9 (the easier half of the 10 harmonic-centrality bins), N/5 prompts per level. One
-section of 500-750 tokens per page (``generators.chunking``; the last section is dropped when a page has more
+section of 500-750 tokens per page (``hallubench_generators.chunking``; the last section is dropped when a page has more
 than two), drawn under the seed. A prompt-writer call (temperature 0.7, top_p 0.9) asks for a question grounded
 in the section that needs at least a paragraph, with the escape reply ``[NO QUESTION]``; an answerability call
 (greedy) writes a mock answer from the section alone. Rejected: the escape reply (the reference code forgets
@@ -27,17 +27,17 @@ from typing import Any
 
 import datasets
 
-from generators.chunking import chunk_article, count_tokens, split_sentences
-from generators.difficulty import Binning, bin_by_centrality, binned_pools, load_centrality, split_quota
-from generators.protocol import sent
-from generators.publishing import CardInfo, generation_date
-from generators.question_checks import unresolved_reference
-from generators.quota_fill import PageQuestionSettings, QuotaReport, check_shortfall, fill_quotas
-from generators.sources.articles import OFFLINE_SOURCE, Article, LoadedSource
 from hallu_metrics.longwiki import BENCHMARK
 from hallubench.backends import ChatRequest, ModelClient
 from hallubench.errors import HallubenchError
 from hallubench.seeding import seeded_rng
+from hallubench_generators.chunking import chunk_article, count_tokens, split_sentences
+from hallubench_generators.difficulty import Binning, bin_by_centrality, binned_pools, load_centrality, split_quota
+from hallubench_generators.protocol import sent
+from hallubench_generators.publishing import CardInfo, generation_date
+from hallubench_generators.question_checks import unresolved_reference
+from hallubench_generators.quota_fill import PageQuestionSettings, QuotaReport, check_shortfall, fill_quotas
+from hallubench_generators.sources.articles import OFFLINE_SOURCE, Article, LoadedSource
 
 N_BINS = 10
 LEVELS = (5, 6, 7, 8, 9)
@@ -336,7 +336,7 @@ def card_for(source: LoadedSource, source_option: str, settings: Settings, write
 
 
 def add_arguments(parser) -> None:
-    from generators.sources.articles import SOURCE_HELP
+    from hallubench_generators.sources.articles import SOURCE_HELP
 
     parser.add_argument("--source", required=True, help=SOURCE_HELP)
     parser.add_argument("--n", type=int, required=True, help="prompts in the set (split evenly over levels 5-9)")
@@ -345,7 +345,7 @@ def add_arguments(parser) -> None:
         help="'llm' (default, the paper's pipeline with --generator) or 'offline': template prompts without an LLM "
         "(docs/longwiki.md)",
     )
-    # An empty list tells generators.cli to open no client (the offline writer needs none).
+    # An empty list tells hallubench_generators.cli to open no client (the offline writer needs none).
     parser.add_argument(
         "--generator", default=[], help="backend spec of the prompt writer (with --question-writer llm)"
     )
@@ -367,7 +367,7 @@ def _titles_in_store(knowledge: str, titles: list[str]) -> set[str]:
 
 
 def run(args, client: ModelClient | list) -> tuple[list[dict], CardInfo]:
-    from generators.sources.articles import load_articles
+    from hallubench_generators.sources.articles import load_articles
 
     offline = args.question_writer == "offline"
     if offline and args.generator:

@@ -14,18 +14,18 @@ from typing import Any
 
 import datasets
 
-from generators.nonexistent import prompts as request_templates
-from generators.nonexistent.medicines import MedicineNames, load_drug_ner, load_kaggle
-from generators.nonexistent.prompts import render_prompt
-from generators.nonexistent.taxonomy import (
+from hallubench.errors import HallubenchError
+from hallubench.seeding import seeded_rng
+from hallubench_generators.nonexistent import prompts as request_templates
+from hallubench_generators.nonexistent.medicines import MedicineNames, load_drug_ner, load_kaggle
+from hallubench_generators.nonexistent.prompts import render_prompt
+from hallubench_generators.nonexistent.taxonomy import (
     TAXON_DOMAINS,
     ItisTaxonomy,
     NcbiTaxonomy,
     Taxonomy,
 )
-from generators.publishing import CardInfo, generation_date
-from hallubench.errors import HallubenchError
-from hallubench.seeding import seeded_rng
+from hallubench_generators.publishing import CardInfo, generation_date
 
 CLIENT_OPTION = None  # no model calls
 DOMAINS = (*TAXON_DOMAINS, "medicine")

@@ -11,7 +11,7 @@ SmolLM2-135M cannot write usable questions). An easier stand-in for HalluLens' L
 - ``place``: "<Title or He/She/It> was born / is located in <Place>" becomes "Where was <Title> born?" /
   "Where is <Title> located?".
 
-Every question passes :func:`generators.question_checks.rejection_reason`.
+Every question passes :func:`hallubench_generators.question_checks.rejection_reason`.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import random
 import re
 from dataclasses import dataclass
 
-from generators.chunking import split_sentences
-from generators.question_checks import content_words, rejection_reason
+from hallubench_generators.chunking import split_sentences
+from hallubench_generators.question_checks import content_words, rejection_reason
 
 MAX_DEFINITION_WORDS = 40
 MIN_TERM_DEFINITION_WORDS = 8

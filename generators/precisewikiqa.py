@@ -1,8 +1,8 @@
 """PreciseWikiQA test-set generator (HalluLens 3.1): pick pages per difficulty bin, pick one
 chunk, ask the generator for one short-answer question, answer it separately from the chunk
-alone, reject unanswerable / long answers and unusable items (generators.question_checks), and top up
+alone, reject unanswerable / long answers and unusable items (hallubench_generators.question_checks), and top up
 each bin from further pages until its quota is met or the source runs out. ``--question-writer offline``
-replaces the LLM by template questions (generators.offline_questions) for machines without one."""
+replaces the LLM by template questions (hallubench_generators.offline_questions) for machines without one."""
 
 from __future__ import annotations
 
@@ -15,18 +15,18 @@ from typing import Any
 
 import datasets
 
-from generators.chunking import chunk_article, count_tokens
-from generators.difficulty import Binning, bin_by_centrality, binned_pools, load_centrality, split_quota
-from generators.offline_questions import pick_question
-from generators.protocol import sent
-from generators.publishing import CardInfo, generation_date
-from generators.question_checks import rejection_reason
-from generators.quota_fill import PageQuestionSettings, QuotaReport, check_shortfall, fill_quotas
-from generators.sources.articles import OFFLINE_SOURCE, Article, LoadedSource
 from hallu_metrics.precisewikiqa import BENCHMARK
 from hallubench.backends import ChatRequest, ModelClient
 from hallubench.errors import HallubenchError
 from hallubench.seeding import derived_seed, seeded_rng
+from hallubench_generators.chunking import chunk_article, count_tokens
+from hallubench_generators.difficulty import Binning, bin_by_centrality, binned_pools, load_centrality, split_quota
+from hallubench_generators.offline_questions import pick_question
+from hallubench_generators.protocol import sent
+from hallubench_generators.publishing import CardInfo, generation_date
+from hallubench_generators.question_checks import rejection_reason
+from hallubench_generators.quota_fill import PageQuestionSettings, QuotaReport, check_shortfall, fill_quotas
+from hallubench_generators.sources.articles import OFFLINE_SOURCE, Article, LoadedSource
 
 CLIENT_OPTION = "generator"  # the question writer; empty with --question-writer offline
 N_BINS = 10
@@ -214,7 +214,7 @@ def _run_wave(wave: list[Candidate], client: ModelClient | None, settings: Setti
 
 
 def _write_offline(wave: list[Candidate], settings: Settings, report: Report) -> None:
-    """Template questions (generators.offline_questions), one drawn per reference."""
+    """Template questions (hallubench_generators.offline_questions), one drawn per reference."""
     for cand in wave:
         rng = seeded_rng(settings.seed, "offline", cand.article.title)
         written = pick_question(cand.article.title, cand.reference, rng)
@@ -368,7 +368,7 @@ def card_for(
 
 
 def add_arguments(parser) -> None:
-    from generators.sources.articles import SOURCE_HELP
+    from hallubench_generators.sources.articles import SOURCE_HELP
 
     parser.add_argument("--source", required=True, help=SOURCE_HELP)
     parser.add_argument("--n", type=int, required=True, help="questions in the set (split evenly over the bins)")
@@ -379,7 +379,7 @@ def add_arguments(parser) -> None:
         help="'llm' (default, the paper's pipeline with --generator) or 'offline': template questions without an "
         "LLM, an easier stand-in for machines without one (docs/precisewikiqa.md)",
     )
-    # An empty list tells generators.cli to open no client (the offline writer needs none).
+    # An empty list tells hallubench_generators.cli to open no client (the offline writer needs none).
     parser.add_argument(
         "--generator",
         default=[],
@@ -397,7 +397,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args, client: ModelClient | list) -> tuple[list[dict], CardInfo]:
-    from generators.sources.articles import load_articles
+    from hallubench_generators.sources.articles import load_articles
 
     offline = args.question_writer == "offline"
     if offline and args.generator:

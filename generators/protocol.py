@@ -9,9 +9,9 @@ from typing import Any, Protocol
 
 import datasets
 
-from generators.publishing import CardInfo
 from hallubench.backends import ChatRequest
 from hallubench.provenance import prompts_hash
+from hallubench_generators.publishing import CardInfo
 
 
 class Generator(Protocol):
@@ -21,7 +21,7 @@ class Generator(Protocol):
     writes several benchmarks' sets maps benchmark name -> Features). ``CLIENT_OPTION`` is required, with no
     default: it names the argument holding the backend spec(s) the CLI opens as cached clients, a tuple of such
     names (several model roles), or None for a generator that makes no model calls (rule-only); the CLI refuses a
-    module that does not declare it (``generators.cli.client_option``). ``run`` returns the rows and the dataset
+    module that does not declare it (``cli.client_option``). ``run`` returns the rows and the dataset
     card; the CLI saves both atomically. ``prompts`` gives what the generator sends, for the card's prompt hash: each
     model request rendered on placeholder inputs (``sent``) and the prompt templates it writes into the set; a
     generator without model calls gives its templates, or nothing."""

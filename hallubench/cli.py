@@ -13,7 +13,7 @@ from hallubench.errors import HallubenchError
 
 
 def _tasks_path(args: argparse.Namespace) -> int:
-    from lm_eval_tasks import TASKS_DIR
+    from hallubench_tasks import TASKS_DIR
 
     print(TASKS_DIR)
     return 0
@@ -33,8 +33,8 @@ def run_lm_eval(lm_eval_args: list[str]) -> int:
     from lm_eval.__main__ import cli_evaluate
 
     from hallubench.eval_checks import check_eval_args, own_tasks_only
-    from lm_eval_tasks import TASKS_DIR
-    from lm_eval_tasks.judged_task import JUDGING_FAILURES
+    from hallubench_tasks import TASKS_DIR
+    from hallubench_tasks.judged_task import JUDGING_FAILURES
 
     if "--include_path" in lm_eval_args or any(a.startswith("--include_path=") for a in lm_eval_args):
         raise HallubenchError("hallubench eval adds --include_path itself; call lm_eval directly to pass another one")
@@ -292,7 +292,7 @@ def _builders(argv: list[str] | None) -> dict[str, Builder]:
     """Each subcommand's full parser builder (imports happen inside, when it is built)."""
 
     def generate(subparsers: argparse._SubParsersAction) -> None:
-        from generators.cli import add_parsers
+        from hallubench_generators.cli import add_parsers
 
         add_parsers(subparsers, only=None if argv is None else (argv[1:2] or [""])[0])
 

@@ -11,7 +11,7 @@ from pathlib import Path
 def write_dataset_samples(task: str, location: str, path: Path) -> int:
     """Write the docs of ``task`` loaded from ``location`` (the lm-eval loader, transformation included) to
     ``path`` as lm-eval sample lines with an empty response; returns how many."""
-    from lm_eval_tasks.dataset_loading import load
+    from hallubench_tasks.dataset_loading import load
 
     docs = load(task, dataset=location)["test"]
     with path.open("w", encoding="utf-8") as handle:

@@ -124,7 +124,7 @@ def check_dataset_keys(metadata: Mapping[str, Any]) -> None:
 
 def check_flags(namespace: argparse.Namespace) -> None:
     """lm-eval flags that cannot work with hallubench tasks, refused before any model loads."""
-    from lm_eval_tasks.judged_task import zero_shot_message
+    from hallubench_tasks.judged_task import zero_shot_message
 
     shots = getattr(namespace, "num_fewshot", None)
     if shots:
@@ -139,7 +139,7 @@ def check_flags(namespace: argparse.Namespace) -> None:
 
 def check_comma_split(args: Sequence[str], metadata: Mapping[str, Any]) -> None:
     """``--metadata judge=openai:base_url=...,model=...`` in lm-eval's ``k=v`` form: lm-eval cuts it at the commas."""
-    from lm_eval_tasks.judged_task import SPEC_KEYS, comma_split_hint
+    from hallubench_tasks.judged_task import SPEC_KEYS, comma_split_hint
 
     text = option_value(args, "--metadata") or ""
     if text.strip().startswith("{"):
@@ -154,9 +154,9 @@ def check_hallubench_task(task: str, metadata: Mapping[str, Any], probe: bool) -
     """The test set of ``task`` loads with the benchmark's columns; its judge specs are valid (and answer)."""
     from hallu_metrics.registry import benchmark_for_task
     from hallu_metrics.settings import task_setting
-    from lm_eval_tasks.dataset_loading import load_rows
-    from lm_eval_tasks.judged_task import given_judge_specs, probe_judges
-    from lm_eval_tasks.settings import probe_timeout
+    from hallubench_tasks.dataset_loading import load_rows
+    from hallubench_tasks.judged_task import given_judge_specs, probe_judges
+    from hallubench_tasks.settings import probe_timeout
 
     benchmark = benchmark_for_task(task)
     specs = given_judge_specs(benchmark, metadata, task)

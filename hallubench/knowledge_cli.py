@@ -17,8 +17,8 @@ from hallubench.errors import HallubenchError
 
 def add_parser(subparsers) -> None:
     """Add ``knowledge build`` and ``knowledge index`` to the ``hallubench`` sub-command parser."""
-    from generators.sources.articles import SOURCE_HELP
     from hallu_metrics.longform.passages import PASSAGE_WORDS
+    from hallubench_generators.sources.articles import SOURCE_HELP
 
     knowledge = subparsers.add_parser("knowledge", help="build or index a knowledge store for long-form evidence")
     actions = knowledge.add_subparsers(dest="knowledge_command", required=True)
@@ -63,7 +63,7 @@ def load_pages(source: str) -> tuple[Iterable[tuple[str, str]], int]:
     if table is not None:
         pages = ((str(row["title"]), _text(row["text"])) for row in table if row["title"] and row["text"])
         return pages, len(table)
-    from generators.sources.articles import load_articles
+    from hallubench_generators.sources.articles import load_articles
 
     articles = load_articles(source).articles
     return ((article.title, article.markdown) for article in articles), len(articles)

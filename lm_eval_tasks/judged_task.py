@@ -32,8 +32,8 @@ from hallubench.backends.openai_http import ALLOWED_KEYS as OPENAI_KEYS
 from hallubench.errors import HallubenchError
 from hallubench.outputs import write_text_atomic
 from hallubench.provenance import dataset_fingerprint
-from lm_eval_tasks import lm_eval_stderr
-from lm_eval_tasks.settings import PROBE_TIMEOUT_KEY, probe_timeout
+from hallubench_tasks import lm_eval_stderr
+from hallubench_tasks.settings import PROBE_TIMEOUT_KEY, probe_timeout
 
 FILTER_NAME = "judged"
 EMBEDDED_NOTE = "rule (embedded offline stand-in, not the paper's LLM judge)"

@@ -17,8 +17,8 @@ from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.pipeline import judge_responses
 from hallubench.cli import main
 from hallubench.errors import HallubenchError
-from lm_eval_tasks import TASKS_DIR
-from lm_eval_tasks.dataset_loading import load
+from hallubench_tasks import TASKS_DIR
+from hallubench_tasks.dataset_loading import load
 
 DOCUMENT = ("The Eiffel Tower was built between 1887 and 1889 in Paris. It is 330 metres tall. "
             "The tower was designed by the company of Gustave Eiffel.")

@@ -9,11 +9,11 @@ import pytest
 import yaml
 from lm_eval.tasks import TaskManager
 
-from generators.cli import GENERATORS, generator
-from generators.protocol import features_for
 from hallu_metrics.evaluate_metrics import module_names
 from hallu_metrics.registry import BENCHMARKS
-from lm_eval_tasks import TASKS_DIR
+from hallubench_generators.cli import GENERATORS, generator
+from hallubench_generators.protocol import features_for
+from hallubench_tasks import TASKS_DIR
 
 YAML_FILES = sorted(TASKS_DIR.rglob("*.yaml"))
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from hallu_metrics.contract import Benchmark
-from lm_eval_tasks import TASKS_DIR
+from hallubench_tasks import TASKS_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("hallubench", "hallu_metrics", "generators", "lm_eval_tasks")

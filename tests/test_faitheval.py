@@ -29,8 +29,8 @@ from hallu_metrics.faitheval import (
     read_keyword_reply,
 )
 from hallubench.errors import HallubenchError
-from lm_eval_tasks import TASKS_DIR
-from lm_eval_tasks.dataset_loading import load
+from hallubench_tasks import TASKS_DIR
+from hallubench_tasks.dataset_loading import load
 
 TASKS = ("faitheval_unanswerable", "faitheval_inconsistent", "faitheval_counterfactual")
 KEYWORD_ROWS = [

@@ -14,7 +14,7 @@ from lm_eval.tasks import TaskManager
 
 from hallubench.backends.hf_local import embedded_model_args
 from hallubench.cli import main
-from lm_eval_tasks import TASKS_DIR
+from hallubench_tasks import TASKS_DIR
 
 TASKS = ("faithfulness_rubric", "faithfulness_rubric_so", "faithfulness_hhem", "faithfulness_baseline")
 ROWS = [

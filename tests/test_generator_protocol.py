@@ -7,33 +7,33 @@ from argparse import Namespace
 
 import pytest
 
-from generators.cli import GENERATORS, client_option, generator, open_clients
 from hallubench.errors import HallubenchError
+from hallubench_generators.cli import GENERATORS, client_option, generator, open_clients
 
 
 @pytest.mark.parametrize("name", sorted(GENERATORS))
 def test_every_generator_declares_its_client_option(name):
     module = generator(name)
-    assert "CLIENT_OPTION" in vars(module), f"generators.{name} does not declare CLIENT_OPTION"
+    assert "CLIENT_OPTION" in vars(module), f"hallubench_generators.{name} does not declare CLIENT_OPTION"
     option = client_option(module)
     assert option is None or isinstance(option, (str, tuple))
 
 
 def test_a_module_without_client_option_is_refused(tmp_path):
-    module = types.ModuleType("generators.undeclared")
-    with pytest.raises(HallubenchError, match="generators.undeclared does not declare CLIENT_OPTION"):
+    module = types.ModuleType("hallubench_generators.undeclared")
+    with pytest.raises(HallubenchError, match="hallubench_generators.undeclared does not declare CLIENT_OPTION"):
         open_clients(module, Namespace(generator="openai:model=m", cache=tmp_path / "calls.sqlite"))
 
 
 def test_a_client_option_of_the_wrong_type_is_refused():
-    module = types.ModuleType("generators.wrong")
+    module = types.ModuleType("hallubench_generators.wrong")
     module.CLIENT_OPTION = ["generator"]
     with pytest.raises(HallubenchError, match="CLIENT_OPTION must be an option name"):
         client_option(module)
 
 
 def test_a_rule_only_generator_gets_no_clients(tmp_path):
-    module = types.ModuleType("generators.rules_only")
+    module = types.ModuleType("hallubench_generators.rules_only")
     module.CLIENT_OPTION = None
     assert open_clients(module, Namespace(cache=tmp_path / "calls.sqlite")) is None
     assert generator("mixedentities").CLIENT_OPTION is None

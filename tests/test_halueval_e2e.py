@@ -14,8 +14,8 @@ import pytest
 from conftest import SHARED_DATA
 
 from hallubench.backends.hf_local import embedded_model_args
-from lm_eval_tasks import TASKS_DIR
-from lm_eval_tasks.dataset_loading import load
+from hallubench_tasks import TASKS_DIR
+from hallubench_tasks.dataset_loading import load
 
 pytestmark = [
     pytest.mark.slow,

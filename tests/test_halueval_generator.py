@@ -10,7 +10,10 @@ import pytest
 from conftest import SHARED_DATA
 from loopback import LoopbackChatServer
 
-from generators.halueval import (
+from hallu_metrics.halueval import TASKS
+from hallubench.backends import CallCache, backend_spec, make_client
+from hallubench.cli import main
+from hallubench_generators.halueval import (
     LENGTH_RULE_TASKS,
     SCHEMAS,
     Settings,
@@ -18,10 +21,7 @@ from generators.halueval import (
     read_source,
     sampling_messages,
 )
-from hallu_metrics.halueval import TASKS
-from hallubench.backends import CallCache, backend_spec, make_client
-from hallubench.cli import main
-from lm_eval_tasks.dataset_loading import load as load_task
+from hallubench_tasks.dataset_loading import load as load_task
 
 
 def load(task, **options):

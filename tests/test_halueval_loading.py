@@ -10,7 +10,7 @@ from conftest import SHARED_DATA
 
 from hallubench.errors import HallubenchError
 from hallubench.sources.halueval import official_file
-from lm_eval_tasks.dataset_loading import load
+from hallubench_tasks.dataset_loading import load
 
 HALUEVAL = SHARED_DATA / "halueval"
 FULL = SHARED_DATA / "halueval_full"
@@ -83,7 +83,7 @@ def test_lm_eval_finds_and_loads_every_task():
     """All task YAMLs and the group parse in lm-eval 0.4.13 and build docs from the shared QA file."""
     from lm_eval.tasks import TaskManager
 
-    from lm_eval_tasks import TASKS_DIR
+    from hallubench_tasks import TASKS_DIR
 
     manager = TaskManager(include_path=[str(TASKS_DIR)], metadata={"halueval_data": str(HALUEVAL)})
     names = {n for n in manager.all_tasks if n.startswith("halueval")}

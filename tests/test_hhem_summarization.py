@@ -23,9 +23,9 @@ from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.scorers import make_classifier_scorer
 from hallu_metrics.scorers.stand_ins import write_hhem_2_1
 from hallubench.errors import HallubenchError
-from lm_eval_tasks import TASKS_DIR
-from lm_eval_tasks.dataset_loading import load
-from lm_eval_tasks.judged_task import JudgeFilter
+from hallubench_tasks import TASKS_DIR
+from hallubench_tasks.dataset_loading import load
+from hallubench_tasks.judged_task import JudgeFilter
 
 VECTARA = SHARED_DATA / "vectara_leaderboard"
 DOCUMENTS = VECTARA / "source_documents.jsonl"
@@ -154,7 +154,7 @@ def test_scoring_through_the_real_loader_with_an_explicit_spec(stand_in):
 def test_no_judge_given_means_the_default_scorer(stand_in, monkeypatch):
     """With no judge given, the task's default judge is the HHEM-2.1-Open spec (not the embedded rule judge), and
     the results metadata names it; with the default spec pointing at the stand-in, scores equal the explicit run's."""
-    from lm_eval_tasks.judged_task import judge_specs
+    from hallubench_tasks.judged_task import judge_specs
 
     assert hs.BENCHMARK.default_judge == hs.DEFAULT_SCORER_SPEC
     specs = judge_specs(hs.BENCHMARK, {}, hs.NAME)

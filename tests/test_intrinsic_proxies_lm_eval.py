@@ -9,7 +9,7 @@ import pytest
 from conftest import SHARED_DATA
 from lm_eval.tasks import TaskManager
 
-from lm_eval_tasks import TASKS_DIR
+from hallubench_tasks import TASKS_DIR
 
 pytestmark = pytest.mark.slow
 VECTARA = SHARED_DATA / "vectara_leaderboard" / "source_documents.jsonl"

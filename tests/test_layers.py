@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("hallubench", "hallu_metrics", "generators", "lm_eval_tasks")
+# folder -> import name (pyproject.toml installs generators/ and lm_eval_tasks/ under unique names)
+IMPORT_NAMES = {"hallubench": "hallubench", "hallu_metrics": "hallu_metrics", "generators": "hallubench_generators",
+                "lm_eval_tasks": "hallubench_tasks"}
+PACKAGES = tuple(IMPORT_NAMES)
 CORE = ("hallubench.errors", "hallubench.specs", "hallubench.backends", "hallubench.provenance", "hallubench.seeding",
         "hallubench.sources", "hallubench.outputs")
 
@@ -17,20 +20,22 @@ CORE = ("hallubench.errors", "hallubench.specs", "hallubench.backends", "hallube
 def layer(module: str) -> str:
     if module == "hallubench" or any(module == c or module.startswith(c + ".") for c in CORE):
         return "core"
-    return module.split(".")[0] if not module.startswith("hallubench") else "app"
+    top = module.split(".")[0]
+    return "app" if top == "hallubench" else top
 
 
 ALLOWED = {"core": {"core"}, "hallu_metrics": {"core", "hallu_metrics"},
-           "generators": {"core", "hallu_metrics", "generators"},
-           "lm_eval_tasks": {"core", "hallu_metrics", "lm_eval_tasks"},
-           "app": {"core", "hallu_metrics", "generators", "lm_eval_tasks", "app"}}
+           "hallubench_generators": {"core", "hallu_metrics", "hallubench_generators"},
+           "hallubench_tasks": {"core", "hallu_metrics", "hallubench_tasks"},
+           "app": {"core", "hallu_metrics", "hallubench_generators", "hallubench_tasks", "app"}}
 
 
 def modules() -> list[tuple[str, Path]]:
     found = []
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
-            name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join((IMPORT_NAMES[parts[0]], *parts[1:])).removesuffix(".__init__")
             found.append((name, path))
     return found
 
@@ -40,7 +45,7 @@ def project_imports(path: Path) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
             [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])
-        imported.update(n for n in names if n.split(".")[0] in PACKAGES)
+        imported.update(n for n in names if n.split(".")[0] in IMPORT_NAMES.values() or n.split(".")[0] in PACKAGES)
     return imported
 
 
@@ -53,3 +58,16 @@ def test_no_upward_import(name, path):
 def test_test_support_is_not_shipped():
     """Loopback servers stand in for remote APIs in tests and benchmarks only: no runtime package holds one."""
     assert not [p for package in PACKAGES for p in (ROOT / package).rglob("*loopback*")]
+
+
+def test_every_package_folder_is_installed_under_its_unique_name():
+    """pyproject.toml lists every package (a folder with __init__.py) under its import name, and no installed name
+    is a generic one another distribution could also install (`generators`, `lm_eval_tasks`)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = {str(p.parent.relative_to(ROOT)) for folder in PACKAGES for p in (ROOT / folder).rglob("__init__.py")}
+    expected = {".".join((IMPORT_NAMES[f.split("/")[0]], *f.split("/")[1:])) for f in folders}
+    assert set(config["packages"]) == expected
+    assert {name.split(".")[0] for name in config["packages"]} == set(IMPORT_NAMES.values())
+    assert config["package-dir"] == {v: k for k, v in IMPORT_NAMES.items() if k != v}

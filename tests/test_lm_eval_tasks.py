@@ -10,9 +10,9 @@ from loopback import LoopbackChatServer
 
 from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallubench.errors import HallubenchError
-from lm_eval_tasks import TASKS_DIR
-from lm_eval_tasks.dataset_loading import load
-from lm_eval_tasks.judged_task import JudgeFilter
+from hallubench_tasks import TASKS_DIR
+from hallubench_tasks.dataset_loading import load
+from hallubench_tasks.judged_task import JudgeFilter
 
 
 def load_precisewikiqa(**metadata):

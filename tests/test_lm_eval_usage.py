@@ -11,8 +11,8 @@ from lm_eval.tasks import TaskManager
 
 from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallubench.errors import HallubenchError
-from lm_eval_tasks import TASKS_DIR, judged_task
-from lm_eval_tasks.judged_task import JudgeFilter
+from hallubench_tasks import TASKS_DIR, judged_task
+from hallubench_tasks.judged_task import JudgeFilter
 
 
 def tiny_set(path, answer="Paris"):

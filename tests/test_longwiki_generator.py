@@ -11,12 +11,12 @@ import datasets
 import pytest
 from loopback import LoopbackChatServer
 
-from generators import longwiki as gen
-from generators.sources.articles import Article, LoadedSource
 from hallu_metrics.longform.knowledge import write_store
 from hallubench.backends import CallCache, backend_spec, make_client
 from hallubench.cli import main
 from hallubench.errors import HallubenchError
+from hallubench_generators import longwiki as gen
+from hallubench_generators.sources.articles import Article, LoadedSource
 
 SENTENCES = " ".join(f"Fact number {i} about this topic is stated here in full." for i in range(6))
 

@@ -17,7 +17,7 @@ from hallu_metrics.longwiki import with_k
 from hallubench.backends.hf_local import embedded_model_args
 from hallubench.cli import main
 from hallubench.errors import HallubenchError
-from lm_eval_tasks import TASKS_DIR
+from hallubench_tasks import TASKS_DIR
 
 BIN = Path(sys.executable).parent
 ROWS = [{"id": f"lw-{i}", "prompt": f"Tell me about Sirius, question {i}.", "title": "Sirius", "reference": "r",

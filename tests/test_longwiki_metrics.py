@@ -11,7 +11,7 @@ import pytest
 from hallu_metrics import longwiki as lw
 from hallu_metrics.evaluate_metrics import module_path
 from hallu_metrics.stats import mean_of_counted
-from lm_eval_tasks.judged_task import RecordMetrics
+from hallubench_tasks.judged_task import RecordMetrics
 
 
 def record(outcome, claims=0, supported=0, k=32):

@@ -31,8 +31,8 @@ from hallu_metrics.longform.knowledge import write_store
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import BENCHMARKS, TASKS
 from hallu_metrics.scorers.windows import Coverage
-from lm_eval_tasks import TASKS_DIR
-from lm_eval_tasks.judged_task import JudgeFilter, RecordMetrics
+from hallubench_tasks import TASKS_DIR
+from hallubench_tasks.judged_task import JudgeFilter, RecordMetrics
 
 UNREADABLE_REPLY = "hmm, hard to say"
 

@@ -11,13 +11,13 @@ import datasets
 import pytest
 from loopback import LoopbackChatServer
 
-from generators import generatedentities as ge
-from generators.nonexistent import places
-from generators.nonexistent.checkers import BraveChecker, OfflineChecker
-from generators.nonexistent.places import TIERS
 from hallubench.backends import backend_spec, make_client
 from hallubench.cli import main
 from hallubench.errors import HallubenchError
+from hallubench_generators import generatedentities as ge
+from hallubench_generators.nonexistent import places
+from hallubench_generators.nonexistent.checkers import BraveChecker, OfflineChecker
+from hallubench_generators.nonexistent.places import TIERS
 
 KNOWN = "Velvet Known House"  # every combiner proposes it; the known-names file says it exists
 
@@ -138,7 +138,7 @@ def test_a_spec_given_three_times_is_one_client_and_the_card_says_so(tmp_path, s
     the round robin; the run warns and the card notes that only one distinct model was used."""
     from argparse import Namespace
 
-    from generators.cli import open_clients
+    from hallubench_generators.cli import open_clients
 
     clients = open_clients(ge, Namespace(generators=[spec(servers[0])] * 3, cache=tmp_path / "calls.sqlite"))
     assert clients[0] is clients[1] is clients[2]

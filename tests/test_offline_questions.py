@@ -8,15 +8,15 @@ from pathlib import Path
 import datasets
 import pytest
 
-from generators.offline_questions import pick_question, write_questions
-from generators.question_checks import (
+from hallubench.cli import main
+from hallubench_generators.offline_questions import pick_question, write_questions
+from hallubench_generators.question_checks import (
     answer_in_reference,
     normalize,
     rejection_reason,
     repeats_question,
     unresolved_reference,
 )
-from hallubench.cli import main
 
 
 def _only(title: str, reference: str) -> tuple[str, str, str]:
@@ -112,7 +112,7 @@ def test_answer_checks():
 def test_every_question_on_a_corpus_sample_is_a_literal_span_and_self_contained():
     """On 400 offline Vital Articles leads, every written question passes the checks and its answer is a
     literal span of the lead that the question does not contain."""
-    from generators.sources.articles import load_articles
+    from hallubench_generators.sources.articles import load_articles
 
     articles = sorted(load_articles("wiki-offline").articles, key=lambda a: a.title)
     random.Random(0).shuffle(articles)

@@ -10,10 +10,10 @@ import datasets
 import pytest
 from loopback import LoopbackChatServer
 
-from generators.chunking import chunk_article, count_tokens, split_sentences
-from generators.difficulty import bin_by_centrality
-from generators.precisewikiqa import parse_answer, parse_question
 from hallubench.cli import main
+from hallubench_generators.chunking import chunk_article, count_tokens, split_sentences
+from hallubench_generators.difficulty import bin_by_centrality
+from hallubench_generators.precisewikiqa import parse_answer, parse_question
 
 
 def scripted_generator(messages):

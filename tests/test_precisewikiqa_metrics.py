@@ -8,7 +8,7 @@ from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.judges.rules import contains_abstention_phrase, matches_gold
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.stats import mean_of_counted
-from lm_eval_tasks.judged_task import RecordMetrics
+from hallubench_tasks.judged_task import RecordMetrics
 
 
 def summary(outcomes, difficulties=None):

@@ -16,10 +16,6 @@ import pytest
 from lm_eval.tasks import TaskManager
 from test_metric_paths import CASES, ScriptedJudge
 
-from generators import faithfulness, generatedentities, longwiki, mixedentities
-from generators.cli import GENERATORS, generator, reproducibility
-from generators.nonexistent import prompts as nonexistent_prompts
-from generators.protocol import generator_prompts_hash
 from hallu_metrics import longwiki as longwiki_benchmark
 from hallu_metrics.faithfulness.benchmark import BASELINE_KEY
 from hallu_metrics.judges import JudgeSet, base, llm
@@ -29,7 +25,11 @@ from hallu_metrics.longform import claims, verification
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallu_metrics.registry import BENCHMARKS
-from lm_eval_tasks import TASKS_DIR
+from hallubench_generators import faithfulness, generatedentities, longwiki, mixedentities
+from hallubench_generators.cli import GENERATORS, generator, reproducibility
+from hallubench_generators.nonexistent import prompts as nonexistent_prompts
+from hallubench_generators.protocol import generator_prompts_hash
+from hallubench_tasks import TASKS_DIR
 
 LONGWIKI = longwiki_benchmark.BENCHMARK
 JUDGED = sorted(name for name, b in BENCHMARKS.items() if b.judge_roles)

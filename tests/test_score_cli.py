@@ -21,7 +21,7 @@ from hallu_metrics.judges.base import ALL_CHECKS
 from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallubench.cli import main
 from hallubench.scoring import find_samples
-from lm_eval_tasks import TASKS_DIR
+from hallubench_tasks import TASKS_DIR
 
 ROWS = [  # a unicode answer and a set without a difficulty for one question: the fingerprint must see both as stored
     {"id": "q0", "question": "What is the capital of France?", "answer": "Paris", "title": "France", "reference": "r",
@@ -241,7 +241,7 @@ def halueval_prompts() -> list[str]:
 
 
 def test_d_no_prompt_puts_a_before_a_vowel():
-    from generators.cli import GENERATORS, generator
+    from hallubench_generators.cli import GENERATORS, generator
 
     generated = [json.dumps(generator(name).prompts(), ensure_ascii=False) for name in GENERATORS]
     prompts = [check_prompt(check) for check in ALL_CHECKS if check.messages is not None]
@@ -261,8 +261,10 @@ def test_help_and_tasks_path_import_nothing_heavy():
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "[]"
     code = ("import json, sys\nfrom hallubench.cli import main\nmain(['generate', 'mixedentities', '--help'])\n"
-            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('generators.') and m.count('.') == 1)))")
+            "print(json.dumps(sorted(m for m in sys.modules\n"
+            "                        if m.startswith('hallubench_generators.') and m.count('.') == 1)))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "--n-per-domain" in proc.stdout  # that generator's options, and no other generator imported
-    assert not {"generators.longwiki", "generators.faithfulness", "generators.halueval"} & set(
+    others = {f"hallubench_generators.{name}" for name in ("longwiki", "faithfulness", "halueval")}
+    assert not others & set(
         json.loads(proc.stdout.strip().splitlines()[-1]))

@@ -23,8 +23,8 @@ from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.pipeline import judge_responses
 from hallubench.cli import main
 from hallubench.errors import HallubenchError
-from lm_eval_tasks import TASKS_DIR
-from lm_eval_tasks.dataset_loading import load
+from hallubench_tasks import TASKS_DIR
+from hallubench_tasks.dataset_loading import load
 
 SHARED_CSV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "simpleqa" / "simple_qa_test_set.csv"
 needs_shared_csv = pytest.mark.skipif(not SHARED_CSV.is_file(), reason="../shared/data/simpleqa is not present")

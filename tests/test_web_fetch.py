@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 from loopback_pages import LoopbackPageServer, Route
 
-from generators.wildhallucinations.fetch import (
+from hallubench.errors import HallubenchError
+from hallubench_generators.wildhallucinations.fetch import (
     USER_AGENT,
     Fetcher,
     FetchPolicy,
     verdict,
     wall_phrase,
 )
-from generators.wildhallucinations.search import brave, google
-from generators.wildhallucinations.webcache import WebCache
-from hallubench.errors import HallubenchError
+from hallubench_generators.wildhallucinations.search import brave, google
+from hallubench_generators.wildhallucinations.webcache import WebCache
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -129,8 +129,8 @@ def test_a_killed_fetch_resumes_without_refetching_finished_pages(tmp_path):
         urls = [s.url(p) for p in paths]
         db = tmp_path / "web.sqlite"
         script = (
-            "import sys; from generators.wildhallucinations.fetch import Fetcher, FetchPolicy; "
-            "from generators.wildhallucinations.webcache import WebCache; "
+            "import sys; from hallubench_generators.wildhallucinations.fetch import Fetcher, FetchPolicy; "
+            "from hallubench_generators.wildhallucinations.webcache import WebCache; "
             "Fetcher(WebCache(sys.argv[1]), FetchPolicy(concurrency=1, per_host=1)).fetch_all(sys.argv[2:])"
         )
         child = subprocess.Popen([sys.executable, "-c", script, str(db), *urls], cwd=ROOT,

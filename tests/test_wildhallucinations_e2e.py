@@ -13,7 +13,7 @@ import pytest
 from hallu_metrics.wildhallucinations import BENCHMARK, QUESTION
 from hallubench.backends.hf_local import embedded_model_args
 from hallubench.cli import main
-from lm_eval_tasks import TASKS_DIR
+from hallubench_tasks import TASKS_DIR
 
 BIN = Path(sys.executable).parent
 ENTITIES = [

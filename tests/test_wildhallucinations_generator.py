@@ -14,16 +14,16 @@ import pytest
 from loopback import LoopbackChatServer
 from loopback_pages import LoopbackPageServer, Route
 
-from generators import wildhallucinations as wh
-from generators.cli import open_clients
-from generators.publishing import save_test_set
-from generators.wildhallucinations.categories import (
+from hallubench.errors import HallubenchError
+from hallubench_generators import wildhallucinations as wh
+from hallubench_generators.cli import open_clients
+from hallubench_generators.publishing import save_test_set
+from hallubench_generators.wildhallucinations.categories import (
     CATEGORIES,
     TOPIC_TO_CATEGORY,
     parse_category,
 )
-from generators.wildhallucinations.entities import parse_names, parse_yes_no
-from hallubench.errors import HallubenchError
+from hallubench_generators.wildhallucinations.entities import parse_names, parse_yes_no
 
 
 def turn(role, content, language="English", toxic=False):
@@ -348,7 +348,7 @@ def test_rarity_is_the_perplexity_of_the_bare_entity(tmp_path):
     import torch
     from transformers import AutoTokenizer, GPT2LMHeadModel
 
-    from generators.wildhallucinations.rarity import EntityPerplexity
+    from hallubench_generators.wildhallucinations.rarity import EntityPerplexity
 
     folder = tiny_model(tmp_path / "tiny")
     scorer = EntityPerplexity(f"hf:pretrained={folder},batch_size=2")

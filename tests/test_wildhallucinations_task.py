@@ -5,12 +5,12 @@ import datasets
 import pytest
 from lm_eval.tasks import TaskManager
 
-from generators.wildhallucinations import FEATURES
 from hallu_metrics import registry
 from hallu_metrics.wildhallucinations import BENCHMARK, QUESTION
 from hallubench.errors import HallubenchError
-from lm_eval_tasks import TASKS_DIR
-from lm_eval_tasks.dataset_loading import load
+from hallubench_generators.wildhallucinations import FEATURES
+from hallubench_tasks import TASKS_DIR
+from hallubench_tasks.dataset_loading import load
 
 
 @pytest.fixture

@@ -16,23 +16,23 @@ from typing import Any
 
 import datasets
 
-from generators.protocol import sent
-from generators.publishing import CardInfo
-from generators.wildhallucinations import card, entities, pipeline
-from generators.wildhallucinations.categories import category_request
-from generators.wildhallucinations.conversations import UserTurn, load_conversations
-from generators.wildhallucinations.entities import load_excluded
-from generators.wildhallucinations.fetch import Fetcher, FetchPolicy
-from generators.wildhallucinations.knowledge import (
+from hallubench.backends import ModelClient
+from hallubench.errors import HallubenchError
+from hallubench_generators.protocol import sent
+from hallubench_generators.publishing import CardInfo
+from hallubench_generators.wildhallucinations import card, entities, pipeline
+from hallubench_generators.wildhallucinations.categories import category_request
+from hallubench_generators.wildhallucinations.conversations import UserTurn, load_conversations
+from hallubench_generators.wildhallucinations.entities import load_excluded
+from hallubench_generators.wildhallucinations.fetch import Fetcher, FetchPolicy
+from hallubench_generators.wildhallucinations.knowledge import (
     FolderKnowledge,
     KnowledgeSource,
     WebKnowledge,
 )
-from generators.wildhallucinations.rarity import EntityPerplexity
-from generators.wildhallucinations.search import BACKENDS
-from generators.wildhallucinations.webcache import WebCache, default_web_cache_path
-from hallubench.backends import ModelClient
-from hallubench.errors import HallubenchError
+from hallubench_generators.wildhallucinations.rarity import EntityPerplexity
+from hallubench_generators.wildhallucinations.search import BACKENDS
+from hallubench_generators.wildhallucinations.webcache import WebCache, default_web_cache_path
 
 CLIENT_OPTION = ("extractor", "verifier")  # two optional model roles; the verifier defaults to the extractor
 WIKI_OFFLINE = "wiki-offline"

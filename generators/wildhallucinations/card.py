@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from generators.publishing import CardInfo, generation_date
-from generators.wildhallucinations.categories import CATEGORIES, TOPIC_TO_CATEGORY
-from generators.wildhallucinations.conversations import ConversationSource
-from generators.wildhallucinations.knowledge import KnowledgeSource
 from hallubench.backends import ModelClient
+from hallubench_generators.publishing import CardInfo, generation_date
+from hallubench_generators.wildhallucinations.categories import CATEGORIES, TOPIC_TO_CATEGORY
+from hallubench_generators.wildhallucinations.conversations import ConversationSource
+from hallubench_generators.wildhallucinations.knowledge import KnowledgeSource
 
 
 @dataclass(frozen=True)

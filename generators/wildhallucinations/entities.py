@@ -17,9 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from generators.wildhallucinations.conversations import UserTurn
 from hallubench.backends import ChatRequest, ModelClient
 from hallubench.errors import HallubenchError
+from hallubench_generators.wildhallucinations.conversations import UserTurn
 
 MAX_NAME_CHARS = 100
 

@@ -29,8 +29,8 @@ import httpx
 import tenacity
 from tqdm.auto import tqdm
 
-from generators.wildhallucinations.webcache import Page, WebCache
 from hallubench import __version__
+from hallubench_generators.wildhallucinations.webcache import Page, WebCache
 
 USER_AGENT = f"hallubench/{__version__} (WildHallucinations knowledge-source builder; research benchmark)"
 ALLOWED_CONTENT_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/plain"})

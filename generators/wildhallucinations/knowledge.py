@@ -25,10 +25,10 @@ from typing import Protocol
 
 from tqdm.auto import tqdm
 
-from generators.wildhallucinations.fetch import Fetcher, clean, verdict
-from generators.wildhallucinations.search import TOP_K, WebSearch
-from generators.wildhallucinations.webcache import Page
 from hallubench.errors import HallubenchError
+from hallubench_generators.wildhallucinations.fetch import Fetcher, clean, verdict
+from hallubench_generators.wildhallucinations.search import TOP_K, WebSearch
+from hallubench_generators.wildhallucinations.webcache import Page
 
 PAGE_SUFFIXES = {".html": "text/html", ".htm": "text/html", ".txt": "text/plain"}
 

@@ -13,25 +13,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from generators.sources.articles import OFFLINE_SOURCE, load_articles, offline_vital_entries
-from generators.wildhallucinations.categories import (
+from hallubench.backends import ModelClient
+from hallubench.errors import HallubenchError
+from hallubench.seeding import seeded_rng
+from hallubench_generators.sources.articles import OFFLINE_SOURCE, load_articles, offline_vital_entries
+from hallubench_generators.wildhallucinations.categories import (
     TOPIC_TO_CATEGORY,
     category_request,
     parse_category,
 )
-from generators.wildhallucinations.conversations import ConversationSource
-from generators.wildhallucinations.entities import (
+from hallubench_generators.wildhallucinations.conversations import ConversationSource
+from hallubench_generators.wildhallucinations.entities import (
     Candidate,
     extract,
     fold,
     merge,
     screen,
 )
-from generators.wildhallucinations.knowledge import Knowledge, KnowledgeSource
-from generators.wildhallucinations.webcache import Page
-from hallubench.backends import ModelClient
-from hallubench.errors import HallubenchError
-from hallubench.seeding import seeded_rng
+from hallubench_generators.wildhallucinations.knowledge import Knowledge, KnowledgeSource
+from hallubench_generators.wildhallucinations.webcache import Page
 
 MIN_WAVE = 10  # conversations read per wave, at least; otherwise as many as entities still missing
 

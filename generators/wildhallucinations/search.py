@@ -17,8 +17,8 @@ from collections.abc import Callable
 import httpx
 import tenacity
 
-from generators.wildhallucinations.webcache import WebCache
 from hallubench.errors import HallubenchError
+from hallubench_generators.wildhallucinations.webcache import WebCache
 
 TOP_K = 10
 BRAVE_URL = "https://api.search.brave.com/res/v1/web/search"
