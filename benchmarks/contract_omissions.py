@@ -2,8 +2,8 @@
 
 For one benchmark, each piece is removed in turn from a copy of the repository (the checkout itself is never
 touched), and the contract tests run on the copy (`tests/test_contract.py`, `tests/test_metric_paths.py`,
-`tests/test_prompt_hash.py`, `tests/test_layers.py`, selected by the benchmark's name where they are
-parametrised). An omission is caught when a test fails. Prints a markdown table.
+`tests/test_prompt_hash.py`, `tests/test_layers.py`, the benchmark's generator tests, selected by the benchmark's
+name where they are parametrised). An omission is caught when a test fails. Prints a markdown table.
 
     .venv/bin/python benchmarks/contract_omissions.py            # PreciseWikiQA, about 15 min on 2 cores
 """
@@ -23,7 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 COPIED = ("hallubench", "hallu_metrics", "generators", "lm_eval_tasks", "tests", "docs", "README.md", "pyproject.toml")
-TESTS = ("tests/test_contract.py", "tests/test_metric_paths.py", "tests/test_prompt_hash.py", "tests/test_layers.py")
+TESTS = ("tests/test_contract.py", "tests/test_metric_paths.py", "tests/test_prompt_hash.py", "tests/test_layers.py",
+         "tests/test_precisewikiqa_generator.py")
 
 Edit = Callable[[Path], None]
 
@@ -106,6 +107,8 @@ def main() -> int:
             for item in COPIED:
                 source = ROOT / item
                 (shutil.copytree if source.is_dir() else shutil.copy2)(source, copy / item)
+            for import_name, folder in (("hallubench_generators", "generators"), ("hallubench_tasks", "lm_eval_tasks")):
+                (copy / import_name).symlink_to(copy / folder)  # the copy's folders under their installed names
             edit(copy)
             start = time.perf_counter()
             caught, by = run_tests(copy)

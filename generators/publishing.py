@@ -136,7 +136,9 @@ def save_test_set(
     rows: list[dict[str, Any]], features: datasets.Features, out: Path, card: CardInfo, overwrite: bool
 ) -> None:
     """Save split ``test`` + README.md into a hidden temporary sibling, then move it into place; on any
-    failure the temporary copy is removed and ``out`` is left as it was."""
+    failure the temporary copy is removed and ``out`` is left as it was. Every row must have exactly the declared
+    columns (``datasets`` would fill a missing one with null and drop none silently)."""
+    check_rows(rows, features)
     check_output_dir(out, overwrite)
     tmp = hidden_sibling(out, "tmp")
     try:
@@ -150,6 +152,16 @@ def save_test_set(
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"[hallubench] wrote {len(rows)} rows to {out}", file=sys.stderr)
+
+
+def check_rows(rows: list[dict[str, Any]], features: datasets.Features) -> None:
+    """Refuse rows whose columns differ from the declared Features: a generator bug, named with the first row."""
+    declared = set(features)
+    for number, row in enumerate(rows):
+        missing, undeclared = sorted(declared - set(row)), sorted(set(row) - declared)
+        if missing or undeclared:
+            raise HallubenchError(f"generated row {number} does not match the declared columns (missing: {missing}, "
+                                  f"undeclared: {undeclared}); nothing was written")
 
 
 def push_test_set(out: Path, repo_id: str, private: bool = False) -> None:

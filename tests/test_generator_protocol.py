@@ -37,3 +37,16 @@ def test_a_rule_only_generator_gets_no_clients(tmp_path):
     module.CLIENT_OPTION = None
     assert open_clients(module, Namespace(cache=tmp_path / "calls.sqlite")) is None
     assert generator("mixedentities").CLIENT_OPTION is None
+
+
+def test_rows_must_have_exactly_the_declared_columns(tmp_path):
+    """A generator row missing a declared column, or carrying an undeclared one, is refused before anything is
+    written (datasets would fill the first with null and the contract would not notice)."""
+    import datasets
+
+    from hallubench_generators.publishing import check_rows
+
+    features = datasets.Features({"id": datasets.Value("string"), "question": datasets.Value("string")})
+    check_rows([{"id": "a", "question": "q"}], features)
+    with pytest.raises(HallubenchError, match=r"missing: \['question'\], undeclared: \['questoin'\]"):
+        check_rows([{"id": "a", "question": "q"}, {"id": "b", "questoin": "q"}], features)
