@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 COPIED = ("hallubench", "hallu_metrics", "generators", "lm_eval_tasks", "tests", "docs", "README.md", "pyproject.toml")
 TESTS = ("tests/test_contract.py", "tests/test_metric_paths.py", "tests/test_prompt_hash.py", "tests/test_layers.py",
-         "tests/test_precisewikiqa_generator.py")
+         "tests/test_precisewikiqa_generator.py", "tests/test_reply_corpora.py")
 
 Edit = Callable[[Path], None]
 
@@ -70,7 +70,7 @@ OMISSIONS: dict[str, Edit] = {
     "registry line missing": replace("hallu_metrics/registry.py", "        precisewikiqa.BENCHMARK,\n"),
     "evaluate module missing": remove("hallu_metrics/evaluate_modules/hallulens_precisewikiqa"),
     "generator not registered": regex("generators/cli.py", r'^    "precisewikiqa": "[^"]*",\n'),
-    "generator Features lack a column": replace("generators/precisewikiqa.py", '"difficulty"', '"difficulty_bin"'),
+    "generator rows lack a column": replace("generators/precisewikiqa.py", '"difficulty"', '"difficulty_bin"'),
     "checks not declared": regex("hallu_metrics/precisewikiqa.py", r"^    checks=\([^)]*\),\n"),
     "a metric not declared": regex("hallu_metrics/precisewikiqa.py", r'^\s*Metric\(\s*"correct_rate".*?\),\n'),
     "breakdown key not a column": replace("hallu_metrics/precisewikiqa.py", 'Breakdown("difficulty"',
@@ -87,9 +87,9 @@ OMISSIONS: dict[str, Edit] = {
 def run_tests(copy: Path) -> tuple[bool, str]:
     """(caught, first failing test) for the contract tests on ``copy``."""
     env = {**os.environ, "PYTHONPATH": str(copy), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                           "-k", "precisewikiqa or every or correctness or layer or group or version", *TESTS],
-                          cwd=copy, env=env, capture_output=True, text=True, timeout=1800)
+    selected = "precisewikiqa or every or correctness or layer or group or version or corpus"
+    command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k", selected, *TESTS]
+    proc = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=1800)
     failed = re.search(r"^(FAILED|ERROR) (\S+)", proc.stdout, re.M)
     return proc.returncode != 0, failed.group(2) if failed else ""
 
@@ -102,7 +102,7 @@ def main() -> int:
     for name, edit in OMISSIONS.items():
         if args.only and name not in args.only:
             continue
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory(dir=ROOT.parent) as tmp:  # beside the checkout: tests find ../shared/data
             copy = Path(tmp)
             for item in COPIED:
                 source = ROOT / item
