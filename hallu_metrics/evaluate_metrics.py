@@ -12,10 +12,15 @@ except HaluEval, whose inputs are the recogniser's raw replies.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import datasets
 import evaluate
+
+if TYPE_CHECKING:
+    from hallu_metrics.contract import Benchmark
 
 MODULES_DIR = Path(__file__).resolve().parent / "evaluate_modules"
 HALLULENS_CITATION = (
@@ -39,3 +44,28 @@ def metric_info(description: str, inputs: str, citation: str, columns: dict[str,
     """MetricInfo with one input column per entry of ``columns`` (name -> datasets value type)."""
     features = datasets.Features({name: datasets.Value(kind) for name, kind in columns.items()})
     return evaluate.MetricInfo(description=description, citation=citation, inputs_description=inputs, features=features)
+
+
+def check_outcomes(benchmark: Benchmark, outcomes: Sequence[str], name: str = "outcomes") -> None:
+    """Refuse outcomes the benchmark does not define (e.g. "Correct" for "correct"): guessing would give numbers."""
+    unknown = sorted({str(o) for o in outcomes} - set(benchmark.outcomes))
+    if unknown:
+        raise ValueError(f"{name}: unknown value(s) {unknown} (expected one of: {', '.join(benchmark.outcomes)})")
+
+
+def check_counts(name: str, values: Sequence[Any], low: int = 0, at_most: Sequence[Any] | None = None,
+                 at_most_name: str = "") -> None:
+    """Refuse counts that are not whole numbers >= ``low`` (and <= the matching ``at_most`` value when given)."""
+    limits = at_most if at_most is not None else [None] * len(values)
+    for i, (value, limit) in enumerate(zip(values, limits)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < low:
+            raise ValueError(f"{name}[{i}] = {value!r}: expected a whole number >= {low}")
+        if limit is not None and value > limit:
+            raise ValueError(f"{name}[{i}] = {value} exceeds {at_most_name}[{i}] = {limit}")
+
+
+def check_range(name: str, values: Sequence[Any], low: float, high: float) -> None:
+    """Refuse numbers outside [low, high] (None is allowed: no value)."""
+    for i, value in enumerate(values):
+        if value is not None and not (isinstance(value, (int, float)) and low <= value <= high):
+            raise ValueError(f"{name}[{i}] = {value!r}: expected a number in [{low:g}, {high:g}] or None")

@@ -86,3 +86,21 @@ def test_anah_module_official_labels_give_the_replays_columns():
     assert result["response_hallucination_rate"] == 0.0 and result["response_hallucination_rate_official"] == 0.5
     with pytest.raises(ValueError, match="unknown official labels"):
         module.compute(sentence_labels=[["ok"]], languages=["en"], official_labels=[["fine"]])
+
+
+@pytest.mark.parametrize("name, inputs, message", [
+    ("hallulens_precisewikiqa", {"outcomes": ["Correct"], "difficulties": [0]}, r"unknown value\(s\) \['Correct'\]"),
+    ("hallulens_longwiki", {"outcomes": ["judged"], "claims": [2], "supported": [5], "ks": [32], "levels": [1]},
+     r"supported\[0\] = 5 exceeds claims\[0\] = 2"),
+    ("hallulens_longwiki", {"outcomes": ["judged"], "claims": [2], "supported": [-1], "ks": [32], "levels": [1]},
+     r"supported\[0\] = -1: expected a whole number >= 0"),
+    ("hallulens_longwiki", {"outcomes": ["judged"], "claims": [2], "supported": [1], "ks": [0], "levels": [1]},
+     r"ks\[0\] = 0: expected a whole number >= 1"),
+    ("short_answer_qa", {"grades": ["CORRECT"]}, r"grades: unknown value\(s\) \['CORRECT'\]"),
+    ("hhem_summarization", {"predictions": ["A summary of five words."], "scores": [1.7]}, r"scores\[0\] = 1.7"),
+])
+def test_invalid_inputs_are_refused_not_turned_into_numbers(name, inputs, message):
+    """An outcome spelled differently, a share above 1 or below 0, or K = 0 is a clear error, not a number
+    (before: "Correct" gave correct_rate 0 and hallucination_rate 1.0; K = 0 raised ZeroDivisionError)."""
+    with pytest.raises(ValueError, match=message):
+        load(name).compute(**inputs)

@@ -2,7 +2,7 @@
 
 import evaluate
 
-from hallu_metrics.evaluate_metrics import metric_info
+from hallu_metrics.evaluate_metrics import check_outcomes, check_range, metric_info
 from hallu_metrics.faithfulness.benchmark import RUBRIC, read_reply
 
 _DESCRIPTION = """Jing et al., "On A Scale From 1 to 5" (2025): a scorer grades (reference, hypothesis) pairs on a
@@ -42,5 +42,7 @@ class FaithfulnessRubric(evaluate.Metric):
                 for e, t, s, k in zip(references, types, hallucinated_shares, progression_kinds)]
         if scores is None:
             return RUBRIC.summarize([read_reply(p) for p in predictions], docs)
+        check_range("scores", scores, 1, 5)
         outcomes = outcomes or ["scored" if s is not None else "unparseable" for s in scores]
+        check_outcomes(RUBRIC, outcomes)
         return RUBRIC.summarize([{"score": s, "outcome": o} for s, o in zip(scores, outcomes)], docs)

@@ -2,7 +2,7 @@
 
 import evaluate
 
-from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, metric_info
+from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, check_counts, check_outcomes, metric_info
 from hallu_metrics.longwiki import BENCHMARK
 
 _DESCRIPTION = """LongWiki (HalluLens section 3.2): false_refusal_rate (refused / judged responses), and over
@@ -29,6 +29,10 @@ class HallulensLongwiki(evaluate.Metric):
         return metric_info(_DESCRIPTION, _INPUTS, HALLULENS_CITATION, columns)
 
     def _compute(self, outcomes, claims, supported, ks, levels):
+        check_outcomes(BENCHMARK, outcomes)
+        check_counts("claims", claims)
+        check_counts("supported", supported, at_most=claims, at_most_name="claims")
+        check_counts("ks", ks, low=1)
         records = [{"outcome": o, "n_claims": c, "supported": s, "k": k}
                    for o, c, s, k in zip(outcomes, claims, supported, ks)]
         return BENCHMARK.summarize(records, [{"level": level} for level in levels])

@@ -2,7 +2,7 @@
 
 import evaluate
 
-from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, metric_info
+from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, check_outcomes, metric_info
 from hallu_metrics.nonexistent_refusal import GENERATED
 
 _DESCRIPTION = """NonExistentRefusal (HalluLens section 3.3, MixedEntities / GeneratedEntities): false_acceptance_rate
@@ -26,5 +26,6 @@ class HallulensNonexistentRefusal(evaluate.Metric):
         return metric_info(_DESCRIPTION, _INPUTS, HALLULENS_CITATION, columns)
 
     def _compute(self, outcomes, domains, place_tiers):
+        check_outcomes(GENERATED, outcomes)
         docs = [{"domain": d, "place_tier": t or None} for d, t in zip(domains, place_tiers)]
         return GENERATED.summarize([{"outcome": o} for o in outcomes], docs)

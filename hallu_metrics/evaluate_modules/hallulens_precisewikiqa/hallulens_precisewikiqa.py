@@ -2,7 +2,7 @@
 
 import evaluate
 
-from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, metric_info
+from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, check_outcomes, metric_info
 from hallu_metrics.precisewikiqa import BENCHMARK
 
 _DESCRIPTION = """PreciseWikiQA (HalluLens section 3.1) from judged outcomes: false_refusal_rate (abstained /
@@ -25,4 +25,5 @@ class HallulensPrecisewikiqa(evaluate.Metric):
         return metric_info(_DESCRIPTION, _INPUTS, HALLULENS_CITATION, {"outcomes": "string", "difficulties": "int32"})
 
     def _compute(self, outcomes, difficulties):
+        check_outcomes(BENCHMARK, outcomes)
         return BENCHMARK.summarize([{"outcome": o} for o in outcomes], [{"difficulty": d} for d in difficulties])

@@ -2,7 +2,7 @@
 
 import evaluate
 
-from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, metric_info
+from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, check_range, metric_info
 from hallu_metrics.hhem_summarization import BENCHMARK, summary_record
 
 _DESCRIPTION = """HHEM leaderboard summarization (HalluLens section 4.1): a summary is valid with at least 5 words and
@@ -25,6 +25,7 @@ class HhemSummarization(evaluate.Metric):
         return metric_info(_DESCRIPTION, _INPUTS, HALLULENS_CITATION, {"predictions": "string", "scores": "float64"})
 
     def _compute(self, predictions, scores, scorer_inputs=None):
+        check_range("scores", scores, 0.0, 1.0)
         records = [summary_record(p, s) for p, s in zip(predictions, scores)]
         if scorer_inputs is not None:
             records = [{**r, "scorer_input": seen} for r, seen in zip(records, scorer_inputs)]

@@ -2,7 +2,7 @@
 
 import evaluate
 
-from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, metric_info
+from hallu_metrics.evaluate_metrics import HALLULENS_CITATION, check_outcomes, metric_info
 from hallu_metrics.simpleqa import BENCHMARK
 
 _DESCRIPTION = """Short-answer QA graded correct / incorrect / not attempted, read as in HalluLens section 5.2 (the
@@ -25,6 +25,7 @@ class ShortAnswerQa(evaluate.Metric):
         return metric_info(_DESCRIPTION, _INPUTS, HALLULENS_CITATION, {"grades": "string"})
 
     def _compute(self, grades, groups=None):
+        check_outcomes(BENCHMARK, grades, "grades")
         from hallu_metrics.stats import breakdown_rows
 
         records = [{"outcome": g} for g in grades]

@@ -3,6 +3,7 @@
 import datasets
 import evaluate
 
+from hallu_metrics.evaluate_metrics import check_counts, check_outcomes
 from hallu_metrics.wildhallucinations import BENCHMARK
 
 _CITATION = (
@@ -49,6 +50,9 @@ class Wildhallucinations(evaluate.Metric):
                                    features=features)
 
     def _compute(self, outcomes, supported_facts, total_facts, categories, knowledge_urls, perplexities):
+        check_outcomes(BENCHMARK, outcomes)
+        check_counts("total_facts", total_facts)
+        check_counts("supported_facts", supported_facts, at_most=total_facts, at_most_name="total_facts")
         records = [
             {"outcome": o, "n_supported": s, "n_facts": n}
             for o, s, n in zip(outcomes, supported_facts, total_facts)
