@@ -11,6 +11,7 @@ from typing import Any
 from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
 from hallubench.errors import HallubenchError
 from hallubench.provenance import file_checksum, software
+from hallubench.specs import redact_known
 from hallubench_generators.protocol import Generator, features_for, generator_prompts_hash
 from hallubench_generators.publishing import check_output_dir, push_test_set, save_test_set
 
@@ -107,7 +108,7 @@ def reproducibility(module: Generator, args: argparse.Namespace) -> str:
                  f"{module.__name__}, decoding parameters included)")
     local = ("handler", "push_to_hub", "private", "overwrite", "out", "cache")  # where it ran, not what it made
     options = {k: v for k, v in vars(args).items() if k not in local}
-    lines.append(f"- options: `{json.dumps(options, default=str, sort_keys=True)}`")
+    lines.append(f"- options: `{redact_known(json.dumps(options, default=str, sort_keys=True))}`")
     for name in _INPUT_OPTIONS:
         value = getattr(args, name, None)
         if isinstance(value, (str, Path)) and Path(value).is_file():

@@ -36,6 +36,17 @@ def remember_secret(value: str | None) -> None:
         _REMEMBERED_SECRETS.add(value)
 
 
+def redact_known(text: str) -> str:
+    """``text`` with the secrets known to this process (remembered API keys of at least 16 characters, URL
+    credentials) replaced, and nothing else: safe for model replies, whose other token-shaped strings may be content
+    (and whose words must not vanish because a local server's key is a word such as ``EMPTY``)."""
+    text = _URL_CREDENTIALS.sub(rf"\1{REDACTED}@", text)
+    for secret in sorted(_REMEMBERED_SECRETS, key=len, reverse=True):
+        if len(secret) >= 16:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with every configured or remembered secret, every token-shaped string and every
     ``user:password@`` part of a URL replaced."""

@@ -32,6 +32,7 @@ from hallubench.backends.openai_http import ALLOWED_KEYS as OPENAI_KEYS
 from hallubench.errors import HallubenchError
 from hallubench.outputs import write_text_atomic
 from hallubench.provenance import dataset_fingerprint
+from hallubench.specs import redact_known
 from hallubench_tasks import lm_eval_stderr
 from hallubench_tasks.settings import PROBE_TIMEOUT_KEY, probe_timeout
 
@@ -239,6 +240,9 @@ class JudgedTask(ConfigurableTask):
         config["process_results"] = RecordMetrics(benchmark)
         super().__init__(config=config)
         metadata = self.config.metadata if self.config.metadata is not None else {}
+        for key, value in metadata.items():  # lm-eval writes it into its results JSON: no URL credentials
+            if isinstance(value, str):
+                metadata[key] = redact_known(value)
         self.config.metadata = metadata
         self._benchmark, self._specs = benchmark, specs
         judges = JudgeSet(specs)

@@ -11,7 +11,7 @@ import asyncio
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tqdm.auto import tqdm
 
@@ -19,6 +19,7 @@ from hallubench.backends.aio import MicroBatcher, run_sync
 from hallubench.backends.base import Backend, ChatRequest, Completion
 from hallubench.backends.cache import CallCache
 from hallubench.errors import HallubenchError
+from hallubench.specs import redact_known
 
 
 @dataclass
@@ -94,9 +95,12 @@ class ModelClient:
             self._in_flight.pop(key, None)
 
     def _store(self, key: str, completion: Completion) -> Completion:
-        """Commit a successful answer at once (failures are never cached)."""
-        if completion.ok and self.cache is not None:
-            self.cache.put(key, self.backend.identity, completion.text or "")
+        """Commit a successful answer at once (failures are never cached). A secret the server echoed (a known API
+        key, URL credentials) is redacted before the reply is cached or used, so both runs see the same text."""
+        if completion.ok:
+            completion = replace(completion, text=redact_known(completion.text or ""))
+            if self.cache is not None:
+                self.cache.put(key, self.backend.identity, completion.text or "")
         return completion
 
     async def _dispatch(self, request: ChatRequest, key: str) -> Completion:

@@ -1,0 +1,54 @@
+"""Secrets are never written (issue #24, secrets): URL credentials in a judge spec do not reach lm-eval's results
+metadata or a dataset card, and an API key a server echoes in its reply is redacted before the reply is cached or
+used (the same text on the first run and on the cached re-run)."""
+
+import json
+import sqlite3
+
+from loopback import LoopbackChatServer
+
+from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
+from hallubench.specs import REDACTED, redact_known, remember_secret
+
+KEY = "sk-test-0123456789abcdefghij"
+
+
+def test_an_echoed_api_key_is_redacted_before_caching(tmp_path, monkeypatch):
+    monkeypatch.setenv("ECHO_KEY", KEY)
+    with LoopbackChatServer(lambda messages: f"Your key is {KEY}; the answer is 42.") as server:
+        spec = backend_spec(f"openai:base_url={server.base_url},model=m,api_key_env=ECHO_KEY,max_retries=0")
+        client = make_client(spec, CallCache(tmp_path / "c.sqlite"))
+        [first] = client.complete([ChatRequest(messages=[{"role": "user", "content": "hi"}])])
+        [again] = client.complete([ChatRequest(messages=[{"role": "user", "content": "hi"}])])
+    assert KEY not in first.text and REDACTED in first.text and first.text == again.text and again.cached
+    stored = [row[0] for row in sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT response FROM calls")]
+    assert stored and all(KEY.encode() not in (s if isinstance(s, bytes) else s.encode()) for s in stored)
+
+
+def test_url_credentials_never_reach_results_metadata_or_cards(tmp_path):
+    from argparse import Namespace
+
+    import datasets
+    from lm_eval.tasks import TaskManager
+
+    from hallubench_generators.cli import generator, reproducibility
+    from hallubench_tasks import TASKS_DIR
+
+    rows = [{"id": "x", "question": "Q?", "answer": "A", "title": "T", "reference": "r", "difficulty": 0}]
+    datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)}).save_to_disk(str(tmp_path / "set"))
+    judge = "openai:base_url=http://alice:hunter2pw@127.0.0.1:9/v1,model=m"
+    task = TaskManager(include_path=str(TASKS_DIR), metadata={
+        "dataset": str(tmp_path / "set"), "judge": judge, "judge_probe_timeout": 0}).load(["precisewikiqa"])
+    metadata = task["tasks"]["precisewikiqa"].config.metadata
+    assert "hunter2pw" not in json.dumps(metadata, default=str)
+    card = reproducibility(generator("precisewikiqa"),
+                           Namespace(generator="openai:base_url=http://bob:s3cretpw@example.org/v1,model=m", seed=0))
+    assert "s3cretpw" not in card and "example.org" in card
+
+
+def test_redact_known_touches_only_known_secrets():
+    remember_secret("zz-known-secret-zz")
+    remember_secret("EMPTY")  # a local server's placeholder key: a word, never removed from replies
+    text = "id 0123456789abcdef0123456789abcdef, key zz-known-secret-zz, url https://u:p@h/x, EMPTY list"
+    assert redact_known(text) == (f"id 0123456789abcdef0123456789abcdef, key {REDACTED}, url https://{REDACTED}@h/x, "
+                                  "EMPTY list")
