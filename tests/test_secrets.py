@@ -52,3 +52,12 @@ def test_redact_known_touches_only_known_secrets():
     text = "id 0123456789abcdef0123456789abcdef, key zz-known-secret-zz, url https://u:p@h/x, EMPTY list"
     assert redact_known(text) == (f"id 0123456789abcdef0123456789abcdef, key {REDACTED}, url https://{REDACTED}@h/x, "
                                   "EMPTY list")
+
+
+def test_an_error_body_is_redacted_before_it_is_cut():
+    """A key that straddles the 200-character cut of an error body leaked its first characters when the body was
+    cut first and redacted after."""
+    from hallubench.backends.openai_http import BODY_CHARS_IN_ERRORS, _start
+
+    body = ("e" * (BODY_CHARS_IN_ERRORS - 10) + KEY).encode()
+    assert KEY[:10] not in _start(body, BODY_CHARS_IN_ERRORS, [KEY])

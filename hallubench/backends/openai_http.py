@@ -38,9 +38,10 @@ BODY_CHARS_IN_ERRORS = 200
 ENDPOINT_PATH = "/chat/completions"
 
 
-def _start(body: bytes, chars: int) -> str:
-    """The first ``chars`` characters of a reply body, for an error line (decoded only when one is written)."""
-    return body.decode("utf-8", "replace")[:chars]
+def _start(body: bytes, chars: int, secrets: list[str]) -> str:
+    """The first ``chars`` characters of a reply body for an error line, redacted before it is cut (a key cut in
+    half would no longer match the redaction)."""
+    return redact(body.decode("utf-8", "replace"), secrets)[:chars]
 
 
 class TransientError(Exception):
@@ -184,7 +185,7 @@ class OpenAIChatBackend:
         if status == 429 or status >= 500:
             raise TransientError(f"HTTP {status} from {url}")
         if status >= 400:
-            raise PermanentError(f"HTTP {status} from {url}: {_start(body, BODY_CHARS_IN_ERRORS)}")
+            raise PermanentError(f"HTTP {status} from {url}: {_start(body, BODY_CHARS_IN_ERRORS, self._secrets)}")
         try:
             content = json.loads(body)["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
