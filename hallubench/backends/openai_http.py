@@ -189,7 +189,7 @@ class OpenAIChatBackend:
         try:
             content = json.loads(body)["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise TransientError(f"malformed response body from {url}: {_start(body, 80)!r}") from exc
+            raise TransientError(f"malformed response body from {url}: {_start(body, 80, self._secrets)!r}") from exc
         if not isinstance(content, str):
             raise TransientError(f"response from {url} has no text content")
         return content
