@@ -50,7 +50,8 @@ class JudgeFilter(Filter):
         self.settings = settings or resolve_settings(benchmark, task, {}, flags=specs)
 
     def apply(self, resps, docs) -> list[str]:
-        return [json.dumps({**record, "settings": self.settings.record()}, ensure_ascii=False)
+        settings = self.settings.record()  # once: public judge specs are parsed (template files hashed) to build it
+        return [json.dumps({**record, "settings": settings}, ensure_ascii=False)
                 for record in self.records(list(resps), list(docs))]
 
     def records(self, resps: list[str], docs: list[dict]) -> list[dict]:
@@ -104,9 +105,10 @@ class JudgeFilter(Filter):
         ``unjudged/samples_<task>_<time>.jsonl`` beside the call cache, and say where; None if it cannot be written."""
         folder = default_cache_path().parent / "unjudged"
         path = folder / f"samples_{self.task}_{time.strftime('%Y%m%dT%H%M%S')}_{os.getpid()}.jsonl"
+        settings = self.settings.record()
         lines = [
             json.dumps({"doc_id": i, "doc": doc, "resps": [[resp]],
-                        "filtered_resps": [json.dumps({**record, "settings": self.settings.record()})],
+                        "filtered_resps": [json.dumps({**record, "settings": settings})],
                         "filter": FILTER_NAME}, ensure_ascii=False, default=str)
             for i, (resp, doc, record) in enumerate(zip(resps, docs, records))
         ]
@@ -140,8 +142,9 @@ class UnjudgedFilter(Filter):
         self.settings = settings
 
     def apply(self, resps, docs) -> list[str]:
-        return [json.dumps({**unjudged_record(r, self.reason), "settings": self.settings.record()},
-                           ensure_ascii=False) for r in resps]
+        settings = self.settings.record()
+        return [json.dumps({**unjudged_record(r, self.reason), "settings": settings}, ensure_ascii=False)
+                for r in resps]
 
 
 SPEC_KEYS = frozenset({*OPENAI_KEYS, *HF_KEYS, *JUDGE_OPTIONS})
