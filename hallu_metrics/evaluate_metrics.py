@@ -1,4 +1,5 @@
-"""hallubench's metrics as Hugging Face ``evaluate`` modules (``hallu_metrics/evaluate_modules/<name>``)::
+"""hallubench's metrics as Hugging Face ``evaluate`` modules (``hallu_metrics/<benchmark>/<name>/<name>.py``,
+each inside the package of the benchmark it serves)::
 
     import evaluate
     from hallu_metrics.evaluate_metrics import module_path
@@ -22,22 +23,27 @@ import evaluate
 if TYPE_CHECKING:
     from hallu_metrics.contract import Benchmark
 
-MODULES_DIR = Path(__file__).resolve().parent / "evaluate_modules"
+PACKAGE_DIR = Path(__file__).resolve().parent
 HALLULENS_CITATION = (
     "@article{bang2025hallulens, title={HalluLens: LLM Hallucination Benchmark}, "
     "author={Bang, Yejin and others}, journal={arXiv preprint arXiv:2504.17550}, year={2025}}"
 )
 
 
+def _module_dirs() -> dict[str, Path]:
+    """name -> folder, for every ``<package>/<name>/<name>.py`` below ``hallu_metrics``."""
+    return {p.parent.name: p.parent for p in PACKAGE_DIR.glob("*/*/*.py") if p.stem == p.parent.name}
+
+
 def module_names() -> list[str]:
-    return sorted(p.name for p in MODULES_DIR.iterdir() if (p / f"{p.name}.py").is_file())
+    return sorted(_module_dirs())
 
 
 def module_path(name: str) -> str:
     """The folder to pass to ``evaluate.load`` for one of :func:`module_names`."""
     if name not in module_names():
         raise ValueError(f"unknown hallubench evaluate module {name!r} (known: {', '.join(module_names())})")
-    return str(MODULES_DIR / name)
+    return str(_module_dirs()[name])
 
 
 def metric_info(description: str, inputs: str, citation: str, columns: dict[str, str]) -> evaluate.MetricInfo:
