@@ -19,10 +19,12 @@ from huggingface_hub.repocard import metadata_load
 
 from hallubench.backends.base import LONE_SURROGATE
 from hallubench.errors import HallubenchError
-from hallubench.outputs import check_writable_location, hidden_sibling
+from hallubench.outputs import check_writable_location, hidden_sibling, remove_stale_temporaries
 from hallubench.specs import redact
 
-ARROW_SHARD = re.compile(r"data-\d{5}-of-\d{5}\.arrow")
+# the shards save_to_disk writes, and what `datasets` adds when a reader (lm-eval, `hallubench eval`) maps or filters
+# the saved split: cache-<fingerprint>.arrow, and tmpXXXXXXXX files of an interrupted map
+SPLIT_DATA = re.compile(r"data-\d{5}-of-\d{5}\.arrow|cache-[0-9a-f]{16}(?:_\d{5}_of_\d{5})?\.arrow|tmp[0-9a-z_]{8}")
 
 
 def generation_date() -> str:
@@ -85,7 +87,7 @@ def foreign_content(folder: Path) -> str | None:
             continue
         if entry.name not in splits or not entry.is_dir() or entry.is_symlink():
             return f"it holds {entry.name}, which hallubench did not write"
-        extra = [f.name for f in entry.iterdir() if f.name not in SPLIT_FILES and not ARROW_SHARD.fullmatch(f.name)]
+        extra = [f.name for f in entry.iterdir() if f.name not in SPLIT_FILES and not SPLIT_DATA.fullmatch(f.name)]
         if extra:
             return f"it holds {entry.name}/{extra[0]}, which hallubench did not write"
     return None
@@ -139,6 +141,7 @@ def save_test_set(
     failure the temporary copy is removed and ``out`` is left as it was. Every row must have exactly the declared
     columns (``datasets`` would fill a missing one with null and drop none silently)."""
     check_rows(rows, features)
+    remove_stale_temporaries(out)
     check_output_dir(out, overwrite)
     tmp = hidden_sibling(out, "tmp")
     try:

@@ -85,14 +85,20 @@ def _score(args: argparse.Namespace) -> int:
     from hallu_metrics.registry import benchmark_for_task
     from hallubench import report
     from hallubench.dataset_samples import write_dataset_samples
-    from hallubench.outputs import check_output_file, replaced_atomically
+    from hallubench.outputs import check_output_file, check_replaceable
     from hallubench.scoring import ScoreOptions, find_samples, score, write_json_atomic
 
     benchmark = benchmark_for_task(args.task)
     check_output_file(args.out, "--out")
     if args.plot is not None:
         check_output_file(args.plot, "--plot", ".png")
+        if Path(args.plot).resolve() == Path(args.out).resolve():
+            raise HallubenchError(f"--plot {args.plot} is also --out; choose two different files")
     flags = _flags(args)
+    inputs = _input_paths(args, flags)
+    check_replaceable(Path(args.out), "--out", "score", overwrite=args.overwrite, inputs=inputs)
+    if args.plot is not None:
+        check_replaceable(Path(args.plot), "--plot", "score", overwrite=args.overwrite, inputs=inputs)
     for role in benchmark.judge_roles:
         if flags.get(role):
             check_judge_spec(flags[role])  # a bad spec fails before any work
@@ -112,8 +118,7 @@ def _score(args: argparse.Namespace) -> int:
     print(report.judge_line(result, benchmark))
     print(report.table(result, benchmark))
     if args.plot:
-        with replaced_atomically(Path(args.plot)) as tmp:
-            report.plot(result, benchmark, tmp)
+        report.plot(result, benchmark, Path(args.plot))
         print(f"[hallubench] plot written to {args.plot}", file=sys.stderr)
     print(f"[hallubench] results written to {args.out}", file=sys.stderr)
     unreadable = result["unreadable"]
@@ -138,6 +143,14 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
+def _input_paths(args: argparse.Namespace, flags: dict[str, str]) -> list[Path]:
+    """Every file or folder this score run reads: samples, dataset, and any path named by a flag or a judge spec."""
+    values: list[str] = [*(args.samples or []), *([args.dataset] if args.dataset else [])]
+    for value in flags.values():
+        values.extend([value, *(part.partition("=")[2] for part in value.split(","))])
+    return [Path(v) for v in values if v and Path(v).exists()]
+
+
 def _key_value(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
@@ -156,18 +169,26 @@ def _share(text: str) -> float:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from hallubench.compare import load_results, plots, tables
-    from hallubench.outputs import write_text_atomic
+    from hallubench.compare import CSV_HEADER, draw, load_results, planned_plots, tables
+    from hallubench.outputs import MARKDOWN_MARK, check_replaceable, write_text_atomic
 
-    rows = load_results([Path(p) for p in args.results])
+    sources = [Path(p) for p in args.results]
+    rows = load_results(sources)
     markdown, csv_text = tables(rows)
     print(markdown)
     if args.out:
         out = Path(args.out)
-        write_text_atomic(out / "report.md", markdown)
+        if out.exists() and not out.is_dir():
+            raise HallubenchError(f"--out {out} is a file; expected a folder for the report")
+        plots = planned_plots(rows, out)
+        for path in (out / "report.md", out / "report.csv", *(p.path for p in plots)):
+            check_replaceable(path, "--out", "report", overwrite=args.overwrite, inputs=sources,
+                              csv_header=",".join(CSV_HEADER))
+        write_text_atomic(out / "report.md", f"{MARKDOWN_MARK}\n{markdown}")
         write_text_atomic(out / "report.csv", csv_text)
-        for path in plots(rows, out):
-            print(f"[hallubench] plot written to {path}", file=sys.stderr)
+        for plot in plots:
+            draw(plot)
+            print(f"[hallubench] plot written to {plot.path}", file=sys.stderr)
         print(f"[hallubench] tables written to {out / 'report.md'} and {out / 'report.csv'}", file=sys.stderr)
     return 0
 
@@ -267,6 +288,8 @@ def _add_score(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument("--model", help="name of the model under test, for tables and plots")
     score.add_argument("--out", required=True, help="RESULT.json to write")
     score.add_argument("--plot", help="also draw the breakdowns to this PNG")
+    score.add_argument("--overwrite", action="store_true",
+                       help="replace --out / --plot files that hallubench score did not write (never an input)")
     score.set_defaults(handler=_score)
 
 
@@ -278,6 +301,8 @@ def _add_report(subparsers: argparse._SubParsersAction) -> None:
     )
     compare.add_argument("results", nargs="+", help="hallubench score RESULT.json files or lm-eval results_*.json")
     compare.add_argument("--out", help="folder for report.md, report.csv and one PNG per task and breakdown")
+    compare.add_argument("--overwrite", action="store_true",
+                         help="replace files in --out that hallubench report did not write (never an input)")
     compare.set_defaults(handler=_report)
 
 

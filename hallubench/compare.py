@@ -15,6 +15,7 @@ import json
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -265,16 +266,26 @@ def comparison_figure(task: str, benchmark: Benchmark, rows: Sequence[Row], brea
     return fig
 
 
-def plots(rows: list[Row], out: Path) -> list[Path]:
-    """One comparison PNG per (task, breakdown) present in at least one RESULT.json."""
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for task, task_rows in _by_task(rows).items():
-        benchmark = TASKS[task]
-        for breakdown in benchmark.breakdowns:
-            with_rows = [r for r in task_rows if r.get("breakdowns", {}).get(breakdown.key)]
-            if with_rows:
-                path = out / f"{task}_{breakdown.key}.png"
-                save_figure(comparison_figure(task, benchmark, with_rows, breakdown), path)
-                written.append(path)
-    return written
+@dataclass(frozen=True)
+class PlannedPlot:
+    """One comparison PNG: a task's breakdown over the results that have it."""
+
+    path: Path
+    task: str
+    breakdown: Breakdown
+    rows: list[Row]
+
+
+def planned_plots(rows: list[Row], out: Path) -> list[PlannedPlot]:
+    """One comparison PNG per (task, breakdown) present in at least one RESULT.json (named before any is drawn, so
+    that every output path can be checked first)."""
+    return [
+        PlannedPlot(out / f"{task}_{breakdown.key}.png", task, breakdown, with_rows)
+        for task, task_rows in _by_task(rows).items()
+        for breakdown in TASKS[task].breakdowns
+        if (with_rows := [r for r in task_rows if r.get("breakdowns", {}).get(breakdown.key)])
+    ]
+
+
+def draw(plot: PlannedPlot) -> None:
+    save_figure(comparison_figure(plot.task, TASKS[plot.task], plot.rows, plot.breakdown), plot.path, "report")

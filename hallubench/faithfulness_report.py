@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hallu_metrics.faithfulness.benchmark import RUBRIC
+from hallu_metrics.faithfulness import RUBRIC_TASK
 from hallubench.errors import HallubenchError
 from hallubench.report import judge_label, pyplot, save_figure, unit
 
@@ -47,7 +47,7 @@ def _residuals(result: dict[str, Any]) -> dict[str, float | None]:
 
 def faithfulness_figure(results: Sequence[dict[str, Any] | str | Path], path: str | Path) -> None:
     """Draw the progression panels and the residual bars of ``results`` (dicts or RESULT.json paths) to ``path``."""
-    save_figure(build_figure([_load(r) for r in results]), Path(path))
+    save_figure(build_figure([_load(r) for r in results]), Path(path), "faithfulness-report")
 
 
 def build_figure(loaded: Sequence[dict[str, Any]]) -> Figure:
@@ -57,7 +57,7 @@ def build_figure(loaded: Sequence[dict[str, Any]]) -> Figure:
     missing = [scorer_label(r) for r in loaded if "residual" not in r]
     if missing:
         raise HallubenchError(f"not faithfulness results (no residual): {', '.join(missing)}")
-    score, residual = RUBRIC.metric("score"), RUBRIC.metric("residual")
+    score, residual = RUBRIC_TASK.metric("score"), RUBRIC_TASK.metric("residual")
     fig, axes = pyplot().subplots(1, 3, figsize=(16, 4.5), layout="constrained")
     for ax, kind in zip(axes[:2], PROGRESSION_KINDS):
         for result in loaded:

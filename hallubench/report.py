@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from hallu_metrics.contract import MISSING_GROUPS, UNREADABLE_METRIC, Benchmark, Breakdown, Metric
 from hallu_metrics.stats import wilson_interval
+from hallubench.outputs import MARKER, replaced_atomically
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -225,11 +226,14 @@ def pyplot() -> Any:
     return plt
 
 
-def save_figure(fig: Figure, path: Path) -> None:
-    """Write ``fig`` to the PNG ``path`` (its folder made) and free it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    pyplot().close(fig)
+def save_figure(fig: Figure, path: Path, command: str) -> None:
+    """Write ``fig`` to the PNG ``path`` atomically (its folder made), marked as written by ``hallubench COMMAND``,
+    and free it."""
+    try:
+        with replaced_atomically(path) as tmp:
+            fig.savefig(tmp, dpi=120, metadata={"Software": f"{MARKER} {command}"})
+    finally:
+        pyplot().close(fig)
 
 
 def _panel(ax: Axes, rows: Sequence[Mapping[str, Any]], metrics: Sequence[Metric], ordered: bool) -> None:
@@ -273,4 +277,4 @@ def figure(result: Mapping[str, Any], benchmark: Benchmark, model: str | None = 
 
 def plot(result: Mapping[str, Any], benchmark: Benchmark, path: Path, model: str | None = None) -> None:
     """Draw ``figure`` to the PNG ``path``."""
-    save_figure(figure(result, benchmark, model), path)
+    save_figure(figure(result, benchmark, model), path, "score")

@@ -23,7 +23,7 @@ from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import TASKS, benchmark_for_task
 from hallu_metrics.settings import RunSettings, resolve_settings
 from hallubench.errors import HallubenchError
-from hallubench.outputs import write_text_atomic
+from hallubench.outputs import MARKER, write_text_atomic
 from hallubench.provenance import dataset_fingerprint, software
 
 RESULT_SCHEMA_VERSION = 2
@@ -221,7 +221,8 @@ def _json_safe(value: Any) -> Any:
 
 def write_json_atomic(path: Path, payload: Any) -> None:
     """Write JSON through a temporary file in the same folder (removed on any failure)."""
-    write_text_atomic(path, json.dumps(_json_safe(payload), indent=2, ensure_ascii=False) + "\n")
+    marked = {"written_by": f"{MARKER} score", **payload}
+    write_text_atomic(path, json.dumps(_json_safe(marked), indent=2, ensure_ascii=False) + "\n")
 
 
 def _announce(task: str, settings: RunSettings, recorded: Mapping[str, Any] | None) -> None:

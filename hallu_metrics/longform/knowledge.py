@@ -24,7 +24,7 @@ from hallu_metrics.longform.passages import (
     cut_passages,
     page_passages,
 )
-from hallu_metrics.longform.sqlite_util import ThreadConnections, atomic_sqlite
+from hallu_metrics.longform.sqlite_util import ThreadConnections, atomic_sqlite, check_replaceable_store
 from hallu_metrics.longform.title_index import TitleIndex, default_index_path
 from hallubench.errors import HallubenchError
 
@@ -150,6 +150,8 @@ def write_store(
         path = path / STORE_FILENAME
     if path.exists() and not overwrite:
         raise HallubenchError(f"{path} already exists (pass --overwrite to replace it)")
+    for target in (path, default_index_path(path)):
+        check_replaceable_store(target, "--out")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         stats = _write_documents(path, documents, total, passage_words, progress)
@@ -167,7 +169,7 @@ def _write_documents(
     path: Path, documents: Iterable[tuple[str, str]], total: int | None, passage_words: int, progress: bool
 ) -> BuildStats:
     pages = passages = duplicates = empty = 0
-    with atomic_sqlite(path) as conn:
+    with atomic_sqlite(path, "--out") as conn:
         conn.execute("CREATE TABLE documents (title PRIMARY KEY, text)")  # FActScore's schema, verbatim
         for title, text in tqdm(documents, total=total, desc="writing pages", unit="page", disable=not progress):
             parts = cut_passages(text, passage_words)

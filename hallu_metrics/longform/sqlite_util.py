@@ -9,6 +9,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from hallubench.errors import HallubenchError
+from hallubench.outputs import SQLITE_APPLICATION_ID, hidden_sibling, remove_stale_temporaries, sqlite_application_id
+
 
 class ThreadConnections:
     """One read-only connection per thread, so worker threads read in parallel without sharing a cursor."""
@@ -36,12 +39,26 @@ class ThreadConnections:
         self._local = threading.local()
 
 
+def check_replaceable_store(path: Path, what: str) -> None:
+    """Refuse to replace an existing ``path`` that hallubench did not build (its SQLite header lacks hallubench's
+    application id): a user's own database is never overwritten, not even with ``--overwrite``."""
+    if not (path.exists() or path.is_symlink()):
+        return
+    if path.is_symlink() or not path.is_file() or sqlite_application_id(path) != SQLITE_APPLICATION_ID:
+        raise HallubenchError(f"{what} {path} exists and is not a file hallubench built (no hallubench mark in its "
+                              "SQLite header); refusing to replace it: remove it yourself or choose another path")
+
+
 @contextmanager
-def atomic_sqlite(path: Path) -> Iterator[sqlite3.Connection]:
-    """A connection to a temporary file next to ``path`` that replaces ``path`` only if the block succeeds."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+def atomic_sqlite(path: Path, what: str) -> Iterator[sqlite3.Connection]:
+    """A connection to a temporary file next to ``path`` (marked with hallubench's application id) that replaces
+    ``path`` only if the block succeeds; an existing ``path`` hallubench did not build is refused first."""
+    check_replaceable_store(path, what)
+    remove_stale_temporaries(path)
+    tmp = hidden_sibling(path, f"tmp{threading.get_ident()}")
     tmp.unlink(missing_ok=True)
     conn = sqlite3.connect(tmp)
+    conn.execute(f"PRAGMA application_id = {SQLITE_APPLICATION_ID}")
     conn.execute("PRAGMA journal_mode=OFF")  # the file is discarded on failure, so no journal is needed
     conn.execute("PRAGMA synchronous=OFF")
     try:

@@ -61,7 +61,7 @@ def build_title_index(documents: sqlite3.Connection, index_path: Path, fingerpri
     """Write the sidecar index for every title in ``documents`` (atomically)."""
     (total,) = documents.execute("SELECT max(rowid) FROM documents").fetchone()
     try:
-        with atomic_sqlite(index_path) as out:
+        with atomic_sqlite(index_path, "title index") as out:
             out.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
             out.execute("CREATE TABLE titles (id INTEGER PRIMARY KEY, title TEXT NOT NULL, folded TEXT NOT NULL)")
             rows = documents.execute("SELECT title FROM documents ORDER BY rowid")
