@@ -3,7 +3,8 @@
 For one benchmark, each piece is removed in turn from a copy of the repository (the checkout itself is never
 touched), and the contract tests run on the copy (`tests/test_contract.py`, `tests/test_metric_paths.py`,
 `tests/test_prompt_hash.py`, `tests/test_layers.py`, the benchmark's generator tests, selected by the benchmark's
-name where they are parametrised). An omission is caught when a test fails. Prints a markdown table.
+name where they are parametrised). An omission is caught when a test fails; the unedited copy runs first and must
+pass (else every omission would look caught). Prints a markdown table.
 
     .venv/bin/python benchmarks/contract_omissions.py            # PreciseWikiQA, about 15 min on 2 cores
 """
@@ -68,12 +69,13 @@ OMISSIONS: dict[str, Edit] = {
     "YAML has no metadata.version": replace("lm_eval_tasks/hallulens/precisewikiqa.yaml",
                                             "metadata:\n  version: 3.0\n"),
     "registry line missing": replace("hallu_metrics/registry.py", "        precisewikiqa.BENCHMARK,\n"),
-    "evaluate module missing": remove("hallu_metrics/evaluate_modules/hallulens_precisewikiqa"),
+    "evaluate module missing": remove("hallu_metrics/precisewikiqa/hallulens_precisewikiqa"),
     "generator not registered": regex("generators/cli.py", r'^    "precisewikiqa": "[^"]*",\n'),
-    "generator rows lack a column": replace("generators/precisewikiqa.py", '"difficulty"', '"difficulty_bin"'),
-    "checks not declared": regex("hallu_metrics/precisewikiqa.py", r"^    checks=\([^)]*\),\n"),
-    "a metric not declared": regex("hallu_metrics/precisewikiqa.py", r'^\s*Metric\(\s*"correct_rate".*?\),\n'),
-    "breakdown key not a column": replace("hallu_metrics/precisewikiqa.py", 'Breakdown("difficulty"',
+    "generator rows lack a column": replace("generators/precisewikiqa/pipeline.py", '"difficulty"',
+                                            '"difficulty_bin"'),
+    "checks not declared": regex("hallu_metrics/precisewikiqa/__init__.py", r"^    checks=\([^)]*\),\n"),
+    "a metric not declared": regex("hallu_metrics/precisewikiqa/__init__.py", r'^\s*Metric\(\s*"correct_rate".*?\),\n'),
+    "breakdown key not a column": replace("hallu_metrics/precisewikiqa/__init__.py", 'Breakdown("difficulty"',
                                           'Breakdown("difficulty_level"'),
     "family README section missing": regex("lm_eval_tasks/hallulens/README.md", r"^\* `precisewikiqa`.*?(?=^\* `)"),
     "family README changelog missing": regex("lm_eval_tasks/hallulens/README.md", r"^### Changelog.*?(?=^### )"),
@@ -99,8 +101,9 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", help="run these omissions only (names as in the table)")
     args = parser.parse_args()
     rows = ["| omission | caught | by |", "|---|---|---|"]
-    for name, edit in OMISSIONS.items():
-        if args.only and name not in args.only:
+    baseline: list[tuple[str, Edit | None]] = [("none (baseline)", None)]  # the unedited copy must pass
+    for name, edit in [*baseline, *OMISSIONS.items()]:
+        if args.only and edit is not None and name not in args.only:
             continue
         with tempfile.TemporaryDirectory(dir=ROOT.parent) as tmp:  # beside the checkout: tests find ../shared/data
             copy = Path(tmp)
@@ -109,11 +112,15 @@ def main() -> int:
                 (shutil.copytree if source.is_dir() else shutil.copy2)(source, copy / item)
             for import_name, folder in (("hallubench_generators", "generators"), ("hallubench_tasks", "lm_eval_tasks")):
                 (copy / import_name).symlink_to(copy / folder)  # the copy's folders under their installed names
-            edit(copy)
+            if edit is not None:
+                edit(copy)
             start = time.perf_counter()
             caught, by = run_tests(copy)
         rows.append(f"| {name} | {'yes' if caught else '**no**'} | `{by}` ({time.perf_counter() - start:.0f} s) |")
         print(rows[-1], flush=True)
+        if edit is None and caught:
+            print(f"the unedited copy already fails ({by}): a 'caught' omission would mean nothing", file=sys.stderr)
+            return 1
     print("\n".join(rows))
     return 0
 

@@ -4,8 +4,8 @@ HaluEval's qa_one-turn_data.json and qa_multi-turn_data.json hold the two sample
 and conversational schema) for the first 500 QA records; qa_data_first1000.json holds the candidate
 the paper's filter kept, in the same order. On the records where the two candidates differ and the kept
 one equals one of them (compared case- and punctuation-insensitively), the judge runs our filter step
-(hallubench_generators.halueval.filter_pairs: same prompt, seeded order, fallbacks) and we count how often it keeps
-the paper's choice.
+(hallubench_generators.halueval.sampling.filter_pairs: same prompt, seeded order, fallbacks) and we count how often
+it keeps the paper's choice.
 Usage: python benchmarks/halueval_filter_agreement.py --judge smollm2 [--n 10] [--data DIR] [--cache PATH]
 """
 
@@ -18,8 +18,8 @@ from pathlib import Path
 
 from hallu_metrics.halueval import TASKS, Pattern
 from hallubench.backends import CallCache, backend_spec, make_client
-from hallubench.sources.json_records import read_json_records
-from hallubench_generators.halueval import Sample, Settings, filter_pairs
+from hallubench.sources.tables import read_json_records
+from hallubench_generators.halueval.sampling import Sample, Settings, filter_pairs
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "halueval"
 FILES = {"one-pass": "qa_one-turn_data.json", "conversational": "qa_multi-turn_data.json"}

@@ -33,6 +33,7 @@ from hallu_metrics import longwiki
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.longform.knowledge import write_store
 from hallu_metrics.longform.passages import Passage
+from hallu_metrics.longwiki import chain as longwiki_chain
 from hallu_metrics.pipeline import judge_responses
 from hallubench.backends import CallCache
 
@@ -82,7 +83,7 @@ def judge(base_url: str, k: int, cache: Path, store: str, retrieval: str, respon
           ) -> dict:
     """One judging run; the judge's call counters."""
     if retrieval == "stub":
-        longwiki.open_evidence = lambda settings: FixedEvidence()
+        longwiki_chain.open_evidence = lambda settings: FixedEvidence()  # the chain's lookup
     spec = f"openai:base_url={base_url},model=judge,concurrency={k}"
     judges = JudgeSet({"judge": spec}, CallCache(cache), settings={"knowledge": store, "retrieval": retrieval})
     try:

@@ -12,29 +12,28 @@ Usage: python benchmarks/wildhallucinations_judging_throughput.py [--items 100] 
 from __future__ import annotations
 
 import argparse
-import re
 import tempfile
 from pathlib import Path
 
 import _test_support  # noqa: F401  (tests/ on the path: the loopback servers)
 from loopback import LoopbackChatServer
 
-from hallu_metrics import wildhallucinations
 from hallu_metrics.judges import JudgeSet
+from hallu_metrics.judges.prompts import block_texts
 from hallu_metrics.longform.passages import Passage
 from hallu_metrics.pipeline import timed_judging
 from hallu_metrics.wildhallucinations import BENCHMARK
+from hallu_metrics.wildhallucinations import chain as wildhallucinations_chain
 from hallubench.backends import CallCache
 
 CHAIN_CALLS = 2  # atomic facts of a sentence -> verification of each of its facts
-_SENTENCE = re.compile(r"<<<BEGIN SENTENCE>>>\n(.*?)\n<<<END SENTENCE>>>", re.DOTALL)
 
 
 def reply(messages: list[dict]) -> str:
     """Three facts per sentence (named after it, so no two items share a cached call); every fact supported."""
     prompt = messages[-1]["content"]
     if prompt.endswith("Facts:"):
-        sentence = _SENTENCE.findall(prompt)[-1]
+        sentence = block_texts(prompt, "sentence")[-1]
         return "\n".join(f"- {sentence} (fact {k})" for k in range(3))
     return '{"is_supported": true}'
 
@@ -58,7 +57,7 @@ def stub_passages(retriever, entity: str, facts: list[str], passages: list[Passa
 
 def run(docs: list[dict], responses: list[str], spec: str, cache: Path, retrieval: str) -> tuple[float, dict[str, int]]:
     if retrieval == "stub":
-        wildhallucinations.top_passages = stub_passages
+        wildhallucinations_chain.top_passages = stub_passages  # the chain's lookup
     settings = {"retrieval": "bm25" if retrieval == "stub" else retrieval}
     judges = JudgeSet({"judge": spec}, cache=CallCache(cache), settings=settings)
     return timed_judging(BENCHMARK, responses, docs, judges)

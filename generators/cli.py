@@ -15,7 +15,7 @@ from hallubench.specs import redact_known
 from hallubench_generators.protocol import Generator, features_for, generator_prompts_hash
 from hallubench_generators.publishing import check_output_dir, push_test_set, save_test_set
 
-GENERATORS: dict[str, str] = {  # name (its module in generators/) -> help
+GENERATORS: dict[str, str] = {  # name -> help; its module: hallubench_generators.<MODULES.get(name, name)>
     "precisewikiqa": "Generate a PreciseWikiQA test set (HalluLens 3.1)",
     "longwiki": "Generate a LongWiki prompt set (HalluLens 3.2)",
     "halueval": "Generate HaluEval qa/dialogue/summarization samples (sampling-then-filtering)",
@@ -24,11 +24,15 @@ GENERATORS: dict[str, str] = {  # name (its module in generators/) -> help
     "faithfulness": "Generate a faithfulness-scorer set: gold, intrinsic, extrinsic, progression",
     "wildhallucinations": "Generate a WildHallucinations entity set (Zhao et al., 2024, section 2)",
 }
+MODULES: dict[str, str] = {  # the generators that share a benchmark's package, by name
+    "mixedentities": "nonexistent_refusal.mixedentities",
+    "generatedentities": "nonexistent_refusal.generatedentities",
+}
 
 
 def generator(name: str) -> Generator:
     """The generator ``name``, imported on first use (only the one that runs loads its dependencies)."""
-    return importlib.import_module(f"hallubench_generators.{name}")  # type: ignore[return-value]
+    return importlib.import_module(f"hallubench_generators.{MODULES.get(name, name)}")  # type: ignore[return-value]
 
 
 def add_parsers(subparsers, only: str | None = None) -> None:

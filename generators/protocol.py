@@ -33,7 +33,7 @@ class Generator(Protocol):
 
     def run(self, args: argparse.Namespace, clients: Any) -> tuple[list[dict[str, Any]], CardInfo]: ...
 
-    def prompts(self) -> dict[str, Any]: ...
+    def sent_prompts(self) -> dict[str, Any]: ...
 
 
 def features_for(generator: Generator, benchmark: str | None = None) -> datasets.Features | None:
@@ -52,6 +52,6 @@ def sent(request: ChatRequest) -> dict[str, Any]:
 
 
 def generator_prompts_hash(generator: Generator) -> str:
-    """``sha256:`` + 16 hex digits over what the generator sends (``prompts()``); comments and code layout do not
+    """``sha256:`` + 16 hex digits over what the generator sends (``sent_prompts()``); comments and code layout do not
     count, a prompt word, a worked example or a decoding parameter does."""
-    return prompts_hash([json.dumps(generator.prompts(), sort_keys=True, ensure_ascii=True)])
+    return prompts_hash([json.dumps(generator.sent_prompts(), sort_keys=True, ensure_ascii=True)])

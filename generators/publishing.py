@@ -140,6 +140,8 @@ def save_test_set(
     """Save split ``test`` + README.md into a hidden temporary sibling, then move it into place; on any
     failure the temporary copy is removed and ``out`` is left as it was. Every row must have exactly the declared
     columns (``datasets`` would fill a missing one with null and drop none silently)."""
+    if not rows:
+        raise HallubenchError("no item was accepted, so there is no test set; nothing was written")
     check_rows(rows, features)
     remove_stale_temporaries(out)
     check_output_dir(out, overwrite)

@@ -81,11 +81,20 @@ def fill_quotas(
     return accepted
 
 
+def rejection_summary(rejected: Counter) -> str:
+    """``reason: count`` pairs, most frequent first (what a user needs when nothing was accepted)."""
+    if not rejected:
+        return "no candidate was rejected either: the source gave nothing to try"
+    return "rejections: " + ", ".join(f"{reason} {count}" for reason, count in rejected.most_common())
+
+
 def check_shortfall(report: QuotaReport, settings: PageQuestionSettings, label: Callable[[Bin], str],
                     unit: str) -> None:
     """Stop with one line naming each bin short of its quota, unless ``--allow-shortfall`` was given (the card
     then reports the counts)."""
     short = {bin_: report.accepted[bin_] for bin_, quota in report.quotas.items() if report.accepted[bin_] < quota}
+    if report.quotas and not sum(report.accepted.values()):
+        raise HallubenchError(f"no item was accepted ({rejection_summary(report.rejected)}); nothing was written")
     if short and not settings.allow_shortfall:
         detail = ", ".join(f"{label(bin_)}: {got}/{report.quotas[bin_]}" for bin_, got in short.items())
         raise HallubenchError(

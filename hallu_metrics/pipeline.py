@@ -1,7 +1,9 @@
 """Streaming judging: every item runs its own chain of steps (e.g. abstention -> correctness, or
 refusal -> claims -> evidence -> verification of each claim) as soon as its previous step is done,
 all items at once under the judges' bounded pools. No step waits for other items (no barrier);
-an item is finished when its own chain is."""
+an item is finished when its own chain is. A response's lone surrogates (a broken JSON escape) are replaced by U+FFFD
+before judging, as every model call would send them, so that no step (sentence splitting, title lookups in SQLite)
+meets text that is not valid Unicode."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from tqdm.auto import tqdm
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallubench.backends.aio import run_sync
+from hallubench.backends.base import LONE_SURROGATE
 
 
 async def judge_all(
@@ -27,7 +30,7 @@ async def judge_all(
     ) as bar:
 
         async def one(doc: dict, response: str) -> dict[str, Any]:
-            record = await benchmark.judge_item(doc, response, judges)
+            record = await benchmark.judge_item(doc, LONE_SURROGATE.sub("\ufffd", response), judges)
             bar.update(1)
             return record
 

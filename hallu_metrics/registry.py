@@ -6,6 +6,7 @@ from __future__ import annotations
 from hallu_metrics import (
     anah,
     faitheval,
+    faithfulness,
     halueval,
     hhem_summarization,
     longwiki,
@@ -16,7 +17,6 @@ from hallu_metrics import (
     wildhallucinations,
 )
 from hallu_metrics.contract import Benchmark
-from hallu_metrics.faithfulness import benchmark as faithfulness
 from hallubench.errors import HallubenchError
 
 BENCHMARKS: dict[str, Benchmark] = {

@@ -81,10 +81,12 @@ def _flags(args: argparse.Namespace) -> dict[str, str]:
 
 def _score(args: argparse.Namespace) -> int:
     from hallu_metrics.contract import unreadable_banner
+    from hallu_metrics.judges import failed_verdicts
     from hallu_metrics.judges.kinds import check_judge_spec
     from hallu_metrics.registry import benchmark_for_task
     from hallubench import report
     from hallubench.dataset_samples import write_dataset_samples
+    from hallubench.judge_failures import failure_causes
     from hallubench.outputs import check_output_file, check_replaceable
     from hallubench.scoring import ScoreOptions, find_samples, score, write_json_atomic
 
@@ -106,7 +108,7 @@ def _score(args: argparse.Namespace) -> int:
         samples = find_samples(args.samples, args.task) if args.samples else Path(tmp) / "samples.jsonl"
         if args.dataset:  # the judge scores each doc itself; the responses stay empty
             write_dataset_samples(args.task, args.dataset, samples)
-        result, _ = score(args.task, samples, ScoreOptions(flags, args.rejudge, args.retry_unparseable))
+        result, records = score(args.task, samples, ScoreOptions(flags, args.rejudge, args.retry_unparseable))
     if args.dataset:
         result["samples"] = f"{args.dataset} (dataset, empty responses)"
         result["dataset"].update(location=args.dataset, revision="unpinned")
@@ -129,9 +131,13 @@ def _score(args: argparse.Namespace) -> int:
                                        unreadable["share"], unreadable["items"], result["n"], result["judge_failed"],
                                        advice), file=sys.stderr)
     if result["judge_failed"]:
+        causes = failure_causes(failed_verdicts(records), result["judges"])
+        for cause in causes:
+            print(f"[hallubench] {args.task}: {cause}", file=sys.stderr)
+        more = f"; {len(causes) - 1} more cause(s) above" if len(causes) > 1 else ""
         raise HallubenchError(
-            f"{result['judge_failed']} verdicts failed; re-run to resume (finished calls are cached; "
-            "the result counts them as unjudged)"
+            f"{result['judge_failed']} verdicts failed ({causes[0]}{more}); fix that and re-run to resume (finished "
+            "calls are cached; the result counts them as unjudged)"
         )
     share = unreadable["share"] or 0.0
     if share > args.max_unreadable:

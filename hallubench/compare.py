@@ -20,6 +20,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import jsonschema
+
 from hallu_metrics.contract import Benchmark, Breakdown
 from hallu_metrics.registry import TASKS
 from hallubench.errors import HallubenchError
@@ -140,6 +142,54 @@ def _label_judges(rows: list[Row]) -> None:
         row["judge"] = label if len(setups[label]) == 1 else f"{label} #{digest}"
 
 
+_NUMBER = {"type": ["number", "null"]}
+_COUNT = {"type": ["integer", "null"], "minimum": 0}
+LM_EVAL_RESULTS = {  # the parts of lm-eval's results file a report reads
+    "type": "object",
+    "properties": {
+        "results": {"type": "object", "additionalProperties": {
+            "type": "object", "additionalProperties": {"type": ["number", "string", "null"]}}},
+        "configs": {"type": "object", "additionalProperties": {
+            "type": "object", "properties": {"metadata": {"type": ["object", "null"]}}}},
+        "n-samples": {"type": "object", "additionalProperties": {
+            "type": "object", "properties": {"effective": _COUNT}}},
+        "n-shot": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "config": {"type": "object", "properties": {"model_args": {"type": ["string", "object", "null"]}}},
+        "model_name": {"type": ["string", "null"]},
+        "date": {"type": ["number", "string", "null"]},
+    },
+}
+
+
+def score_result_schema(benchmark: Benchmark) -> dict[str, Any]:
+    """The shape of a ``hallubench score`` RESULT.json of ``benchmark``: what a report reads, typed."""
+    metrics = {metric.name: _NUMBER for metric in benchmark.metrics}
+    return {
+        "type": "object",
+        "required": ["task", "n"],
+        "properties": {
+            **metrics,
+            "task": {"type": "string"},
+            "n": {"type": "integer", "minimum": 0},
+            "model": {"type": ["string", "null"]},
+            "judges": {"type": "object", "additionalProperties": {"type": "string"}},
+            "dataset": {"type": "object", "additionalProperties": {"type": ["string", "null"]}},
+            "date": {"type": ["string", "number", "null"]},
+            "stderr": {"type": "object", "additionalProperties": _NUMBER},
+            "counted": {"type": "object", "additionalProperties": _COUNT},
+            "breakdowns": {"type": "object", "additionalProperties": {"type": "array", "items": {
+                "type": "object", "required": ["value"], "properties": {**metrics, "n": _COUNT}}}},
+        },
+    }
+
+
+def _check_shape(data: Any, schema: dict[str, Any], path: Path, kind: str) -> None:
+    """One line naming the file, the first wrong field and what was expected."""
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    if error is not None:
+        raise HallubenchError(f"{path}: not a valid {kind}: {error.json_path}: {error.message[:200]}")
+
+
 def load_results(paths: list[Path]) -> list[Row]:
     """One row per (model, task) from every file; one-line errors for unreadable files."""
     rows: list[Row] = []
@@ -149,8 +199,10 @@ def load_results(paths: list[Path]) -> list[Row]:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise HallubenchError(f"{path}: not a readable JSON results file ({type(exc).__name__})") from exc
         if isinstance(data, dict) and "results" in data and "configs" in data:
+            _check_shape(data, LM_EVAL_RESULTS, path, "lm-eval results file")
             found = _from_lm_eval(data, path)
         elif isinstance(data, dict) and data.get("task") in TASKS:
+            _check_shape(data, score_result_schema(TASKS[data["task"]]), path, "hallubench RESULT.json")
             found = [_from_score(data, path)]
         else:
             raise HallubenchError(f"{path}: neither a hallubench RESULT.json nor an lm-eval results file")

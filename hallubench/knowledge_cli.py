@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from hallubench.errors import HallubenchError
+from hallubench.sources.tables import SUFFIXES, TEXT, checked_fields, iter_records, record_count
 
 
 def add_parser(subparsers) -> None:
@@ -57,31 +58,22 @@ def index_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def load_pages(source: str) -> tuple[Iterable[tuple[str, str]], int]:
-    """(title, text) pages of ``source`` and their number."""
-    table = _text_table(Path(source).expanduser())
-    if table is not None:
-        pages = ((str(row["title"]), _text(row["text"])) for row in table if row["title"] and row["text"])
-        return pages, len(table)
+def load_pages(source: str) -> tuple[Iterable[tuple[str, str]], int | None]:
+    """(title, text) pages of ``source`` and their number: a record file with ``title`` and ``text`` (text, or a list
+    of text pieces), else any article source (GoodWiki's ``title`` and ``markdown``). A record without its fields or
+    with a value of the wrong type is an error naming the file, the line and the field."""
+    path = Path(source).expanduser()
+    if path.is_file() and path.suffix.lower() in SUFFIXES:
+        first = next(iter_records(path), None)
+        if first is None or "markdown" not in first[1] or "text" in first[1]:
+            rows = checked_fields(iter_records(path), {"title": TEXT, "text": (str, list)})
+            pages = ((row["title"], _text(row["text"])) for row in rows if row["title"] and row["text"])
+            return pages, record_count(path)
     from hallubench_generators.sources.articles import load_articles
 
     articles = load_articles(source).articles
     return ((article.title, article.markdown) for article in articles), len(articles)
 
 
-def _text_table(path: Path):
-    """The table of a .jsonl/.parquet file that has ``title`` and ``text`` columns, else None."""
-    kind = {".jsonl": "json", ".json": "json", ".parquet": "parquet"}.get(path.suffix)
-    if not path.is_file() or kind is None:
-        return None
-    import datasets
-
-    try:
-        table = datasets.load_dataset(kind, data_files=str(path), split="train")
-    except Exception as exc:
-        raise HallubenchError(f"cannot read source file {path}: {exc}") from exc
-    return table if {"title", "text"} <= set(table.column_names) else None
-
-
-def _text(value) -> str:
-    return " ".join(str(part) for part in value) if isinstance(value, list) else str(value)
+def _text(value: str | list) -> str:
+    return " ".join(str(part) for part in value) if isinstance(value, list) else value

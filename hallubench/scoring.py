@@ -111,22 +111,35 @@ def _judged_record(sample: Mapping[str, Any]) -> dict | None:
     return record if isinstance(record, dict) else None
 
 
+_PYTHON_TYPES = {"string": (str,), "int32": (int,), "int64": (int,), "float32": (int, float), "float64": (int, float)}
+
+
 def _sample_line(path: Path, number: int, line: str, benchmark: Benchmark) -> Sample:
     try:
         sample = json.loads(line)
-        doc, response = sample["doc"], sample["resps"][0][0]
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        doc, resps = sample["doc"], sample["resps"]
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
         raise HallubenchError(f"{path}:{number} is not an lm-eval sample line ({type(exc).__name__})") from exc
     if not isinstance(doc, dict):
         raise HallubenchError(f"{path}:{number}: 'doc' is not an object")
+    if not (isinstance(resps, list) and resps and isinstance(resps[0], list) and resps[0]
+            and isinstance(resps[0][0], str)):
+        raise HallubenchError(f"{path}:{number}: 'resps' must be lm-eval's list of response lists, [[\"text\"]], "
+                              f"got {type(resps).__name__} {str(resps)[:40]!r}")
+    response = resps[0][0]
     missing = [c for c in benchmark.required_doc_columns if c not in doc]
     if missing:
         raise HallubenchError(f"{path} is not a {benchmark.name} samples file: its docs lack {missing}")
     nulls = [c for c in benchmark.required_doc_columns if doc[c] is None and c not in benchmark.nullable]
     if nulls:
         raise HallubenchError(f"{path}:{number}: doc fields {nulls} are null")
-    text = response if isinstance(response, str) else json.dumps(response)
-    return Sample(sample.get("doc_id"), doc, text, _judged_record(sample))
+    for column in benchmark.required_doc_columns:
+        expected = _PYTHON_TYPES.get(getattr(benchmark.columns.get(column), "dtype", None))
+        value = doc[column]
+        if expected and value is not None and (not isinstance(value, expected) or isinstance(value, bool)):
+            raise HallubenchError(f"{path}:{number}: doc field {column!r} must be {expected[-1].__name__}, got "
+                                  f"{type(value).__name__}")
+    return Sample(sample.get("doc_id"), doc, response, _judged_record(sample))
 
 
 def read_samples(path: Path, task: str) -> list[Sample]:

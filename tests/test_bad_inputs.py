@@ -46,7 +46,24 @@ def make_inputs(work: Path) -> None:
     (work / "samples_latin1.jsonl").write_bytes(b'{"doc": {"question": "Caf\xe9?"}, "resps": [["x"]]}\n')
     (work / "samples_null.jsonl").write_text(json.dumps({"doc": {**doc, "answer": None}, "resps": [["x"]]}) + "\n")
     (work / "samples_ok.jsonl").write_text(json.dumps({"doc": doc, "resps": [["Paris."]]}) + "\n")
+    (work / "samples_flat.jsonl").write_text(json.dumps({"doc": doc, "resps": "Paris."}) + "\n")
+    (work / "samples_list.jsonl").write_text(json.dumps({"doc": {**doc, "question": ["Q?"]}, "resps": [["x"]]}) + "\n")
+    (work / "samples_deep.jsonl").write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    for name, result in REPORT_INPUTS.items():
+        (work / name).write_text(json.dumps(result))
+    page = json.dumps({"title": "Paris", "text": "Paris is the capital of France."})
+    (work / "pages_broken.jsonl").write_text(f"{page}\n\n{{broken\n")
+    (work / "pages_no_text.jsonl").write_text(f"{page}\n" + json.dumps({"title": "Lyon", "body": "x"}) + "\n")
+    (work / "pages_list_title.jsonl").write_text(json.dumps({"title": ["Paris"], "text": "x"}) + "\n")
 
+
+REPORT_INPUTS = {  # result files of the wrong shape: report names the file and the field
+    "no_n.json": {"task": "precisewikiqa"},
+    "text_rate.json": {"task": "precisewikiqa", "n": 3, "false_refusal_rate": "high"},
+    "flat_breakdown.json": {"task": "precisewikiqa", "n": 2, "breakdowns": {"difficulty": [1, 2]}},
+    "text_judges.json": {"task": "precisewikiqa", "n": 1, "judges": "x"},
+    "lm_eval_flat.json": {"results": {"precisewikiqa": 5}, "configs": {"precisewikiqa": {}}},
+}
 
 CASES = [
     # backend spec values (validated before any model loads or call is made)
@@ -123,6 +140,30 @@ CASES = [
     pytest.param(
         [*SCORE, "samples_ok.jsonl", "--out", "r.json", "--judge", "gpt5"], 2, "bad judge spec", id="score-bad-judge"
     ),
+    pytest.param([*SCORE, "samples_flat.jsonl", "--out", "r.json"], 2, "'resps' must be lm-eval's list",
+                 id="score-resps-text"),
+    pytest.param([*SCORE, "samples_list.jsonl", "--out", "r.json"], 2, "doc field 'question' must be str, got list",
+                 id="score-list-question"),
+    pytest.param([*SCORE, "samples_deep.jsonl", "--out", "r.json"], 2, "is not an lm-eval sample line",
+                 id="score-deep-json"),
+    pytest.param([*SCORE, "samples_ok.jsonl", "--out", "r.json", "--judge-role", "judge_grader=rule"], 2,
+                 "has no such judge role", id="score-judge-role-typo"),
+    # report: result files of the wrong shape
+    pytest.param(["report", "no_n.json"], 2, "no_n.json: not a valid hallubench RESULT.json: $: 'n' is a required",
+                 id="report-missing-n"),
+    pytest.param(["report", "text_rate.json"], 2, "$.false_refusal_rate: 'high' is not of type", id="report-text-rate"),
+    pytest.param(["report", "flat_breakdown.json"], 2, "$.breakdowns.difficulty[1]: 2 is not of type 'object'",
+                 id="report-flat-breakdown"),
+    pytest.param(["report", "text_judges.json"], 2, "$.judges: 'x' is not of type 'object'", id="report-text-judges"),
+    pytest.param(["report", "lm_eval_flat.json"], 2, "not a valid lm-eval results file: $.results.precisewikiqa",
+                 id="report-lm-eval-flat"),
+    # knowledge build: source files (errors name the file, the line and the field; nothing is written)
+    pytest.param(["knowledge", "build", "--source", "pages_broken.jsonl", "--out", "kb"], 2,
+                 "pages_broken.jsonl:3: not a JSON object (Expecting property name", id="knowledge-broken-line"),
+    pytest.param(["knowledge", "build", "--source", "pages_no_text.jsonl", "--out", "kb"], 2,
+                 "pages_no_text.jsonl:2: no 'text' field", id="knowledge-missing-field"),
+    pytest.param(["knowledge", "build", "--source", "pages_list_title.jsonl", "--out", "kb"], 2,
+                 "pages_list_title.jsonl:1: 'title' must be text, got list", id="knowledge-list-title"),
     # eval: mistakes caught before lm-eval loads a model
     pytest.param(
         ["eval", "--model", "hf", "--tasks", "precisewikqa"], 2, "did you mean precisewikiqa", id="eval-task-typo"

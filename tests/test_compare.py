@@ -14,7 +14,7 @@ import pytest
 
 from hallu_metrics import nonexistent_refusal, precisewikiqa, wildhallucinations
 from hallu_metrics.contract import Breakdown
-from hallu_metrics.faithfulness.benchmark import HHEM
+from hallu_metrics.faithfulness import HHEM
 from hallubench.cli import main
 from hallubench.compare import comparison_figure, load_results, model_name, tables
 

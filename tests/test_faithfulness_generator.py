@@ -15,7 +15,7 @@ from loopback import LoopbackChatServer
 from hallubench.errors import HallubenchError
 from hallubench_generators import faithfulness
 from hallubench_generators.cli import open_clients
-from hallubench_generators.faithfulness_rules import change_number, extrinsic_rewrite, flip_negation, intrinsic_rewrite
+from hallubench_generators.faithfulness.rules import change_number, extrinsic_rewrite, flip_negation, intrinsic_rewrite
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 HALUEVAL = SHARED_DATA / "halueval_full" / "summarization_data.json"

@@ -5,10 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from hallu_metrics.faithfulness import RUBRIC, baseline_scores, load_rubric, parse_rubric_score, rubric_messages
-from hallu_metrics.faithfulness.benchmark import BASELINE, HHEM, read_reply
-from hallu_metrics.faithfulness.benchmark import RUBRIC as RUBRIC_TASK
+from hallu_metrics.faithfulness import (
+    BASELINE,
+    HHEM,
+    RUBRIC,
+    RUBRIC_TASK,
+    baseline_scores,
+    load_rubric,
+    parse_rubric_score,
+    read_reply,
+    rubric_messages,
+)
 from hallu_metrics.judges import JudgeSet
+from hallu_metrics.judges.prompts import block_texts
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.scorers import make_classifier_scorer, score_to_likert
 from hallu_metrics.scorers.stand_ins import write_hhem_1_0
@@ -42,8 +51,8 @@ def test_rubric_prompt_uses_the_rubric_file_and_both_output_formats(tmp_path):
     assert "Adjectives" in default and "5 - fully faithful" in default
     system, user = rubric_messages("The hotel has 3 rooms.", "The hotel has 4 rooms.", load_rubric(str(custom)))
     assert system["content"].startswith("Grade travel listings") and "Adjectives" not in system["content"]
-    assert "<<<BEGIN SUMMARY>>>\nThe hotel has 4 rooms." in user["content"]
-    assert "<<<BEGIN SOURCE>>>\nThe hotel has 3 rooms." in user["content"]
+    assert block_texts(user["content"], "summary") == ["The hotel has 4 rooms."]
+    assert block_texts(user["content"], "source") == ["The hotel has 3 rooms."]
     assert '"reasoning"' in user["content"]
     _, score_only = rubric_messages("a", "b", default, reasoning=False)
     assert '"reasoning"' not in score_only["content"] and '"score"' in score_only["content"]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from lm_eval.tasks import TaskManager
 
+from hallu_metrics.judges.prompts import block_texts
 from hallubench.backends.hf_local import embedded_model_args
 from hallubench.cli import main
 from hallubench_tasks import TASKS_DIR
@@ -50,7 +51,7 @@ def test_yamls_load_with_the_rubric_prompt_and_budgets(dataset, tmp_path):
     reasoning, score_only = tasks["faithfulness_rubric"], tasks["faithfulness_rubric_so"]
     doc = reasoning.dataset["test"][0]
     assert doc["prompt"].startswith("CUSTOM RUBRIC") and '"reasoning"' in doc["prompt"]
-    assert "<<<BEGIN SUMMARY>>>\nThe museum opened in 1901." in reasoning.doc_to_text(doc)
+    assert block_texts(reasoning.doc_to_text(doc), "summary")[0].startswith("The museum opened in 1901.")
     assert '"reasoning"' not in score_only.dataset["test"][0]["prompt"]
     assert reasoning.config.generation_kwargs["max_gen_toks"] == 256
     assert score_only.config.generation_kwargs["max_gen_toks"] == 16

@@ -13,14 +13,8 @@ from loopback import LoopbackChatServer
 from hallu_metrics.halueval import TASKS
 from hallubench.backends import CallCache, backend_spec, make_client
 from hallubench.cli import main
-from hallubench_generators.halueval import (
-    LENGTH_RULE_TASKS,
-    SCHEMAS,
-    Settings,
-    generate,
-    read_source,
-    sampling_messages,
-)
+from hallubench_generators.halueval import SCHEMAS, Settings, generate, read_source
+from hallubench_generators.halueval.prompts import LENGTH_RULE_TASKS, sampling_messages
 from hallubench_tasks.dataset_loading import load as load_task
 
 

@@ -64,7 +64,7 @@ def test_local_path_resolution_and_errors(tmp_path):
     with pytest.raises(HallubenchError, match="lacks"):
         docs("qa", dataset=str(tmp_path))
     bad.write_text("question,answer\n")
-    with pytest.raises(HallubenchError, match="neither JSON lines nor a JSON array"):
+    with pytest.raises(HallubenchError, match=r"qa_data.json:1: not a JSON object \(Expecting value\)"):
         docs("qa", dataset=str(tmp_path))
 
 

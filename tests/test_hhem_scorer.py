@@ -3,7 +3,10 @@ the tests write to folders in the Hub's layout (no real weights exist offline)."
 
 from __future__ import annotations
 
+import os
+import pickle
 import random
+import shutil
 
 import pytest
 import torch
@@ -159,6 +162,28 @@ def test_revision_on_a_local_folder_and_unreachable_hub_model_are_errors(folders
     with pytest.raises(HallubenchError, match="cannot load HHEM-2.1") as error:
         make_classifier_scorer({"model": "vectara/hallucination_evaluation_model"})
     assert "\n" not in str(error.value)
+
+
+def test_a_classifier_with_pickled_weights_is_refused_in_one_line_and_never_unpickled(folders, tmp_path):
+    """A folder whose weights are a pickle (pytorch_model.bin) that would run code if loaded: refused before any
+    unpickling (safetensors only), one line."""
+    folder = tmp_path / "pickled"
+    shutil.copytree(folders["nli"], folder)
+    weights = next(folder.glob("*.safetensors"))
+    weights.unlink()
+    marker = tmp_path / "ran"
+    (folder / "pytorch_model.bin").write_bytes(pickle.dumps(_RunsCode(str(marker))))
+    with pytest.raises(HallubenchError, match="^cannot load the classifier: ") as error:
+        make_classifier_scorer({**spec(folders, "nli"), "model": str(folder)})
+    assert "\n" not in str(error.value) and not marker.exists()
+
+
+class _RunsCode:
+    def __init__(self, path: str):
+        self.path = path
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.path}",))
 
 
 def test_score_to_likert_is_linear_onto_one_to_five():

@@ -214,7 +214,7 @@ def test_judge_templates_command_exports_a_builtin_prompt_that_reproduces_it(tmp
 
     assert main(["judge-templates"]) == 0
     listing = capsys.readouterr().out
-    assert "correctness | hallu_metrics.precisewikiqa | {question}, {gold}, {response}" in listing
+    assert "correctness | hallu_metrics.precisewikiqa.prompts | {question}, {gold}, {response}" in listing
     assert main(["judge-templates", "--check", "correctness"]) == 0
     path = write(tmp_path, capsys.readouterr().out)
     item = {"question": "Who wrote {this}?", "gold": "Ann", "response": "Bob, I think"}

@@ -74,6 +74,23 @@ def test_opening_and_indexing_leave_the_users_database_untouched(tmp_path):
     assert (tmp_path / "enwiki.db.titles.fts.sqlite").is_file()
 
 
+def test_a_store_in_a_read_only_folder_gets_its_index_in_the_cache_folder(tmp_path, monkeypatch):
+    """A shared FActScore database in a folder the user cannot write: the title index is built under the cache folder
+    (named after the store's path), and the store is used as is. (Tests run as root, for whom every folder is
+    writable: the folder's permission is simulated.)"""
+    (tmp_path / "shared").mkdir()
+    db = factscore_db(tmp_path / "shared" / "enwiki.db", PAGES)
+    monkeypatch.setenv("HALLUBENCH_CACHE", str(tmp_path / "cache" / "calls.sqlite"))
+    writable = title_index.os.access
+    monkeypatch.setattr(title_index.os, "access", lambda path, mode: Path(path) != db.parent and writable(path, mode))
+    with KnowledgeStore.open(db) as store:
+        assert store.titles_containing("lyo") == ["Lyon"]
+        assert store.index_path.parent == tmp_path / "cache" / "title_indexes"
+    assert not (db.parent / "enwiki.db.titles.fts.sqlite").exists()
+    assert [p.name.endswith("-enwiki.db.titles.fts.sqlite") for p in (tmp_path / "cache" / "title_indexes").iterdir()] \
+        == [True]
+
+
 def test_titles_containing_is_case_insensitive_substring_search_with_a_cap(tmp_path):
     """Substring anywhere in the title, any case, store order, capped; under 3 characters gives nothing."""
     with KnowledgeStore.open(factscore_db(tmp_path / "enwiki.db", PAGES)) as store:
@@ -164,14 +181,14 @@ def test_written_store_is_readable_the_way_factscore_reads_it(tmp_path):
 
 
 def test_failed_build_leaves_nothing_behind(tmp_path):
-    """The database is written to a temporary file and renamed only on success."""
+    """The database is written to a temporary file and renamed only on success; the folder the build made goes too."""
     def pages():
         yield "A", "some text"
         raise RuntimeError("source broke")
 
     with pytest.raises(RuntimeError):
         write_store(tmp_path / "kb", pages(), progress=False)
-    assert list((tmp_path / "kb").iterdir()) == []
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_existing_store_needs_overwrite(tmp_path):

@@ -71,3 +71,33 @@ def test_every_package_folder_is_installed_under_its_unique_name():
     assert set(config["packages"]) == expected
     assert {name.split(".")[0] for name in config["packages"]} == set(IMPORT_NAMES.values())
     assert config["package-dir"] == {v: k for k, v in IMPORT_NAMES.items() if k != v}
+
+
+def _benchmarks():
+    from hallu_metrics.registry import BENCHMARKS
+
+    return list(BENCHMARKS.values())
+
+
+@pytest.mark.parametrize("benchmark", _benchmarks(), ids=lambda b: b.name)
+def test_each_benchmark_is_one_package_per_layer(benchmark):
+    """docs/design.md, "Each benchmark in one place per layer": the chain in ``<package>/chain.py``, the per-sample
+    metrics in ``<package>/metrics.py``, the evaluate module inside the same package, every prompt its checks send
+    in that package's ``prompts.py`` (or a shared layer's module), and its generator in ``generators/<package>/``."""
+    from hallu_metrics.evaluate_metrics import module_path
+    from hallubench_generators.cli import MODULES
+
+    package = benchmark.judge_item.__module__.removesuffix(".chain")
+    assert benchmark.judge_item.__module__ == f"{package}.chain" and package.count(".") == 1
+    assert benchmark.sample_metrics.__module__ == f"{package}.metrics"
+    folder = ROOT / package.replace(".", "/")
+    if benchmark.evaluate_module:
+        assert Path(module_path(benchmark.evaluate_module)).parent == folder
+    shared = ("hallu_metrics.longform.", "hallu_metrics.faithfulness.", "hallu_metrics.judges.")
+    for check in benchmark.checks:
+        if check.messages is not None:
+            home = check.messages.__module__
+            assert home == f"{package}.prompts" or home.startswith(shared), (check.name, home)
+    if benchmark.generator:
+        generator_module = MODULES.get(benchmark.generator, benchmark.generator)
+        assert (ROOT / "generators" / generator_module.split(".")[0]).is_dir()

@@ -151,7 +151,10 @@ def test_unreachable_judge_fails_score_but_not_the_lm_eval_filter(tmp_path, caps
         )
         == 2
     )
-    assert "1 verdicts failed; re-run to resume" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    cause = "1 judge call to http://127.0.0.1:9/v1 failed: unreachable: nothing answers there (is the server running?)"
+    assert f"[hallubench] precisewikiqa: {cause}\n" in err  # the cause, once per endpoint
+    assert f"hallubench: error: 1 verdicts failed ({cause}); fix that and re-run to resume" in err
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["judge_unparseable_rate"] == 1.0 and result["judge_failed"] == 1
     records = [

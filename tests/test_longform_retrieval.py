@@ -327,3 +327,21 @@ def test_offline_minilm_ranks_a_paraphrased_fact_first(store):
     assert (top[0].title, top[0].index) == ("Marie Curie", 3)
     top = retriever.retrieve("Her birthplace was the Polish capital.", TITLES, topic="Marie Curie")
     assert (top[0].title, top[0].index) == ("Marie Curie", 0)
+
+
+def test_a_broken_embedding_cache_is_one_clear_error(tmp_path):
+    """Garbage, a folder, or a path below a file: one line naming the cache, as for the model-call cache."""
+    garbage, folder, below = tmp_path / "garbage.sqlite", tmp_path / "folder.sqlite", tmp_path / "f" / "e.sqlite"
+    garbage.write_bytes(b"not a database" * 100)
+    folder.mkdir()
+    (tmp_path / "f").write_text("a file")
+    for path, reason in ((garbage, "file is not a database"), (folder, "it is a folder"), (below, "")):
+        with pytest.raises(HallubenchError, match=f"^cannot open the embedding cache {re.escape(str(path))}: {reason}"):
+            EmbeddingCache(path)
+
+
+def test_a_lone_surrogate_is_embedded_and_cached(tmp_path):
+    """Text with a lone surrogate (a broken JSON escape in a response) gets a key instead of a traceback."""
+    cache = EmbeddingCache(tmp_path / "e.sqlite")
+    vectors = cache.embed(CountingEmbedder().embedder, ["caf\ud800", "caf\ud800", "plain"])
+    assert vectors.shape[0] == 3 and cache.computed == 2

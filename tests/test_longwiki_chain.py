@@ -13,6 +13,7 @@ from loopback import LoopbackChatServer
 
 from hallu_metrics import longwiki as lw
 from hallu_metrics.judges import JudgeSet, Verdict
+from hallu_metrics.judges.prompts import block_texts
 from hallu_metrics.longform.knowledge import write_store
 from hallu_metrics.pipeline import judge_responses
 from hallubench.backends import CallCache
@@ -116,6 +117,9 @@ def test_claimless_response_and_k_from_settings(store):
     assert records[0]["outcome"] == "no_claims" and records[0]["k"] == 8
     with pytest.raises(HallubenchError, match="longwiki_k must be at least 1"):
         lw.claim_k({}, {"longwiki_k": "0"})
+    with pytest.raises(HallubenchError, match="must be at least 1, got 0"):  # a doc's k: 0 is not the default 32
+        lw.claim_k({"k": 0}, {})
+    assert lw.claim_k({"k": None}, {}) == 32
 
 
 def test_evidence_of_concurrent_responses_is_retrieved_one_claim_at_a_time_in_the_cpu_lane(store, monkeypatch):
@@ -167,11 +171,11 @@ def llm_reply(messages):
     the claim says 50."""
     text = messages[-1]["content"]
     if "is_knowledgeable" in messages[0]["content"]:
-        reply = re.findall(r"<<<BEGIN CHATBOT>>>\n(.*?)\n<<<END CHATBOT>>>", text, re.DOTALL)[-1]
+        reply = block_texts(text, "chatbot")[-1]
         return json.dumps({"is_knowledgeable": not reply.startswith("I'm sorry")})
     if "Claims:" in text:
         return "- " + re.findall(r"<SOS>(.*?)<EOS>", text)[-1]
-    return json.dumps({"is_supported": " 50 " not in re.findall(r"<<<BEGIN CLAIM>>>\n(.*?)\n", text)[-1]})
+    return json.dumps({"is_supported": " 50 " not in block_texts(text, "claim")[-1]})
 
 
 def test_cached_rerun_of_an_llm_judge_makes_no_calls(store, tmp_path):
@@ -211,3 +215,15 @@ def test_score_cli_judges_a_samples_file_with_a_knowledge_store(store, tmp_path,
     table = capsys.readouterr().out
     assert "false_refusal_rate (%)" in table and "f1_at_k (%)" in table
     assert (tmp_path / "levels.png").stat().st_size > 0
+
+
+def test_a_response_with_a_lone_surrogate_is_judged_not_a_traceback(store, tmp_path, monkeypatch):
+    """A broken JSON escape in a response ("\\ud800") reaches sentence splitting and the title index as U+FFFD."""
+    monkeypatch.setenv("HALLUBENCH_RETRIEVAL", "bm25")
+    samples = tmp_path / "samples_longwiki.jsonl"
+    broken = "Sirius is the brightest star \ud800 in the night sky. Its companion Sirius B is a white dwarf."
+    samples.write_text(json.dumps({"doc": {**DOC, "k": 32}, "resps": [[broken]]}) + "\n")
+    out = tmp_path / "result.json"
+    assert main(["score", "--task", "longwiki", "--judge", "rule", "--samples", str(samples), "--knowledge", store,
+                 "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["claims"] == 2

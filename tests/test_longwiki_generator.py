@@ -16,6 +16,8 @@ from hallubench.backends import CallCache, backend_spec, make_client
 from hallubench.cli import main
 from hallubench.errors import HallubenchError
 from hallubench_generators import longwiki as gen
+from hallubench_generators.longwiki.checks import mock_answer_problem, parse_prompt
+from hallubench_generators.longwiki.offline import offline_prompt
 from hallubench_generators.sources.articles import Article, LoadedSource
 
 SENTENCES = " ".join(f"Fact number {i} about this topic is stated here in full." for i in range(6))
@@ -104,15 +106,24 @@ def test_shortfall_names_each_level_or_is_reported(server, tmp_path, wikirank):
     assert len(rows) == 20 and report.accepted[5] == 4 and report.quotas[5] == 5
 
 
+def test_no_item_accepted_is_one_error_with_the_rejections_even_with_allow_shortfall(tmp_path, wikirank):
+    """A writer that never answers in the expected format: a clear error naming the rejection counts, nothing
+    written (was a datasets 'Keys mismatch' traceback)."""
+    with LoopbackChatServer(lambda messages: "[NO QUESTION]") as refusing:
+        with pytest.raises(HallubenchError, match=r"^no item was accepted \(rejections: no_question_marker \d+\); "
+                                                  r"nothing was written$"):
+            run_llm(refusing, tmp_path, 10, wikirank, allow_shortfall=True)
+
+
 def test_offline_writer_uses_headings_or_the_lead_definition_and_needs_four_sentences():
     """Offline prompts name the page and the section heading (or the lead's defining phrase); the section is the
     mock answer, so a section under 4 sentences is rejected."""
-    assert gen.offline_prompt("Page 1", "Page 1 is a page.", "## History\nIt began.") == (
+    assert offline_prompt("Page 1", "Page 1 is a page.", "## History\nIt began.") == (
         'Tell me about Page 1, in particular "History".')
-    assert gen.offline_prompt("Sirius", "Sirius is the brightest star in the night sky. It is bright.",
+    assert offline_prompt("Sirius", "Sirius is the brightest star in the night sky. It is bright.",
                               "Sirius is the brightest star in the night sky.") == (
         "Tell me about Sirius, the brightest star in the night sky.")
-    assert gen.offline_prompt("Tea", "Tea is drunk.", "Tea is drunk.") == "Tell me about Tea."
+    assert offline_prompt("Tea", "Tea is drunk.", "Tea is drunk.") == "Tell me about Tea."
     short = Article("Short", "Short is a page. It has two sentences.")
     rows, report, _ = gen.generate(LoadedSource([short, *ARTICLES[:3]], "t", "r", "x"), None,
                                    gen.Settings(n=3, seed=0), None, None)
@@ -122,12 +133,12 @@ def test_offline_writer_uses_headings_or_the_lead_definition_and_needs_four_sent
 
 def test_parse_prompt_and_mock_answer_rules():
     """The escape reply anywhere, labels stripped, and the 4-sentence minimum."""
-    assert gen.parse_prompt("Sure. [NO QUESTION]") == (None, "no_question_marker")
-    assert gen.parse_prompt("**Question:** Why did Rome fall?") == ("Why did Rome fall?", None)
-    assert gen.parse_prompt("  ") == (None, "empty_question")
-    assert gen.mock_answer_problem("A. B. C.") == "mock_answer_too_short"
-    assert gen.mock_answer_problem("One is. Two is. Three is. Four is.") is None
-    assert gen.mock_answer_problem("UNANSWERABLE") == "unanswerable"
+    assert parse_prompt("Sure. [NO QUESTION]") == (None, "no_question_marker")
+    assert parse_prompt("**Question:** Why did Rome fall?") == ("Why did Rome fall?", None)
+    assert parse_prompt("  ") == (None, "empty_question")
+    assert mock_answer_problem("A. B. C.") == "mock_answer_too_short"
+    assert mock_answer_problem("One is. Two is. Three is. Four is.") is None
+    assert mock_answer_problem("UNANSWERABLE") == "unanswerable"
 
 
 def _arrow_digest(folder):

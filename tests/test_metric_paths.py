@@ -25,7 +25,7 @@ from loopback import LoopbackChatServer
 
 from hallu_metrics import longwiki
 from hallu_metrics.evaluate_metrics import module_path
-from hallu_metrics.faithfulness.benchmark import BASELINE_KEY
+from hallu_metrics.faithfulness import BASELINE_KEY
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.longform.knowledge import write_store
 from hallu_metrics.pipeline import judge_responses

@@ -14,10 +14,10 @@ from loopback import LoopbackChatServer
 from hallubench.backends import backend_spec, make_client
 from hallubench.cli import main
 from hallubench.errors import HallubenchError
-from hallubench_generators import generatedentities as ge
-from hallubench_generators.nonexistent import places
-from hallubench_generators.nonexistent.checkers import BraveChecker, OfflineChecker
-from hallubench_generators.nonexistent.places import TIERS
+from hallubench_generators.nonexistent_refusal import generatedentities as ge
+from hallubench_generators.nonexistent_refusal import places
+from hallubench_generators.nonexistent_refusal.checkers import BraveChecker, OfflineChecker
+from hallubench_generators.nonexistent_refusal.places import TIERS
 
 KNOWN = "Velvet Known House"  # every combiner proposes it; the known-names file says it exists
 
@@ -104,7 +104,7 @@ def test_generation_is_deterministic_under_the_seed(servers):
 
 
 def test_fewer_than_three_generators_or_all_names_existing_fail_clearly(tmp_path, servers):
-    """Two generators are refused; when every proposed name exists the run stops with a shortfall."""
+    """Two generators are refused; when every proposed name exists the run stops naming the drop counts."""
     clients = [make_client(backend_spec(spec(s)), None) for s in servers]
     with pytest.raises(HallubenchError, match="at least 3"):
         ge.generate({"event": 1}, clients[:2], OfflineChecker(builtin=False), seed=0)
@@ -115,8 +115,9 @@ def test_fewer_than_three_generators_or_all_names_existing_fail_clearly(tmp_path
         def existing(self, entries):
             return [True] * len(entries)
 
-    with pytest.raises(HallubenchError, match="only"):
-        ge.generate({"event": 2}, clients, EverythingExists(), seed=0)
+    for allow_shortfall in (False, True):  # nothing accepted: an error naming the drops, even with --allow-shortfall
+        with pytest.raises(HallubenchError, match=r"^generatedentities: no name was accepted \(rejections: \w+ \d+"):
+            ge.generate({"event": 2}, clients, EverythingExists(), seed=0, allow_shortfall=allow_shortfall)
 
 
 def test_parse_names_handles_bullets_numbers_quotes_and_repeats():

@@ -11,9 +11,9 @@ import datasets
 import pytest
 
 from hallubench.errors import HallubenchError
-from hallubench_generators.mixedentities import generate, parse_domains
-from hallubench_generators.nonexistent.medicines import MedicineNames, clean_words, load_kaggle
-from hallubench_generators.nonexistent.taxonomy import ItisTaxonomy
+from hallubench_generators.nonexistent_refusal.medicines import MedicineNames, clean_words, load_kaggle
+from hallubench_generators.nonexistent_refusal.mixedentities import generate, parse_domains
+from hallubench_generators.nonexistent_refusal.taxonomy import ItisTaxonomy
 
 # (tsn, parent, name, children); kingdoms: 202423 Animalia, 202422 Plantae, 50 Bacteria.
 ITIS_ROWS = [
@@ -169,7 +169,7 @@ def test_words_and_brand_stems_of_real_names_are_rejected_in_any_case():
 def test_offline_dictionary_feeds_only_medicine_names_into_the_pools():
     """drug-named-entity-recognition also lists MeSH proteins and drug classes: they stay known (never produced)
     but are never sources; DrugBank / MedlinePlus drugs are."""
-    from hallubench_generators.nonexistent.medicines import is_medicine_entry, load_drug_ner
+    from hallubench_generators.nonexistent_refusal.medicines import is_medicine_entry, load_drug_ner
 
     names = load_drug_ner()
     shapes = {" ".join(s).lower() for s in names.shapes}
@@ -235,7 +235,7 @@ def test_ncbi_knows_real_species_and_mixed_names_are_new():
     """Hand-picked real species exist in the offline NCBI taxonomy; generated names do not, keep the
     epithet, and take a sibling genus of the source species."""
     # taxoniq is part of the set-up: no skip
-    from hallubench_generators.nonexistent.taxonomy import NcbiTaxonomy
+    from hallubench_generators.nonexistent_refusal.taxonomy import NcbiTaxonomy
 
     tax = NcbiTaxonomy()
     for real in (
@@ -263,7 +263,7 @@ def test_ncbi_knows_real_species_and_mixed_names_are_new():
 
 def test_drug_dictionary_knows_real_drugs_and_mixed_names_are_new():
     """Hand-picked real drugs (any case) exist in the offline dictionary; generated medicines do not."""
-    from hallubench_generators.nonexistent.medicines import load_drug_ner
+    from hallubench_generators.nonexistent_refusal.medicines import load_drug_ner
 
     names = load_drug_ner()
     for real in ("Aspirin", "ibuprofen", "PARACETAMOL", "Lipitor", "amoxicillin", "Metformin"):

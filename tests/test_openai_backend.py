@@ -2,7 +2,11 @@
 timeouts / garbage, clear failure after retries, replicas, secrets kept out of cache keys."""
 
 import base64
+import json
 import socket
+import sqlite3
+import threading
+import time
 
 import pytest
 from loopback import LoopbackChatServer
@@ -108,3 +112,101 @@ def test_credentials_in_the_url_are_sent_as_basic_auth():
 def test_bad_specs_are_rejected_with_a_reason(spec, message):
     with pytest.raises(HallubenchError, match=message):
         make_client(backend_spec(spec), None)
+
+
+class _RawServer:
+    """One-shot HTTP server on 127.0.0.1 that answers every POST with ``headers`` then ``chunks`` of the body, one
+    every ``gap`` seconds (a server trickling its reply, or sending a huge one)."""
+
+    def __init__(self, body: bytes, chunk: int, gap: float):
+        self.body, self.chunk, self.gap, self.requests = body, chunk, gap, 0
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.base_url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn):
+        with conn:
+            try:
+                conn.recv(65536)
+                self.requests += 1
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: %d\r\n\r\n" % len(self.body))
+                for start in range(0, len(self.body), self.chunk):
+                    conn.sendall(self.body[start:start + self.chunk])
+                    time.sleep(self.gap)
+            except OSError:
+                return
+
+    def close(self):
+        self.sock.close()
+
+
+def _reply(text: str) -> bytes:
+    return json.dumps({"choices": [{"message": {"content": text}}]}).encode()
+
+
+def test_timeout_is_a_deadline_for_the_whole_reply_not_per_read():
+    """A server trickling a 60-byte reply at 10 bytes every 0.4 s (2.4 s in all) cannot hold a call with
+    timeout=1 open: each attempt ends about 1 s after it started."""
+    server = _RawServer(_reply("x" * 10), chunk=10, gap=0.4)
+    try:
+        client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m,timeout=1,max_retries=1,"
+                                          "backoff=0.01"), None)
+        started = time.monotonic()
+        out = client.complete(requests(1))
+        elapsed = time.monotonic() - started
+    finally:
+        server.close()
+    assert not out[0].ok and "deadline" in out[0].error
+    assert elapsed < 2 * 1.5 and server.requests == 2  # two attempts of about 1 s each, not 2 x 2.4 s
+
+
+def test_a_reply_over_max_reply_bytes_is_refused_not_retried_or_cached(tmp_path):
+    server = _RawServer(_reply("y" * 50_000), chunk=8192, gap=0)
+    try:
+        cache = CallCache(tmp_path / "calls.sqlite")
+        client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m,max_reply_bytes=10000,"
+                                          "max_retries=3,backoff=0.01"), cache)
+        out = client.complete(requests(1))
+    finally:
+        server.close()
+    assert not out[0].ok and "over 10000 bytes" in out[0].error and "max_reply_bytes" in out[0].error
+    assert server.requests == 1
+    with sqlite3.connect(tmp_path / "calls.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM calls").fetchone() == (0,)
+
+
+def test_failure_causes_name_each_endpoint_once_with_the_key_variable():
+    """score's explanation of failed verdicts: per endpoint and cause, counted; a refused key names the variable the
+    judge's spec reads it from."""
+    from hallubench.judge_failures import failure_causes
+
+    errors = [
+        "endpoint http://a:1/v1 unreachable: ConnectError: [Errno 111] Connection refused (3 consecutive ...)",
+        "endpoint http://a:1/v1 unreachable: ConnectError: [Errno 111] Connection refused (3 consecutive ...)",
+        "ConnectError: [Errno 111] Connection refused from http://a:1/v1/chat/completions (after 1 attempts)",
+        "HTTP 401 from http://b:2/v1/chat/completions (authentication refused; reply body not recorded)",
+        "HTTP 429 from http://b:2/v1/chat/completions (after 6 attempts)",
+        "ReadTimeout from http://b:2/v1/chat/completions: no complete reply within the 1 s deadline (after 2 attempts)",
+        "something else entirely",
+    ]
+    specs = {"judge": "openai:base_url=http://b:2/v1,model=m,api_key_env=GRADER_KEY", "judge_claims": "rule"}
+    assert failure_causes(errors, specs) == [
+        "3 judge calls to http://a:1/v1 failed: unreachable: nothing answers there (is the server running?)",
+        "1 judge call to http://b:2/v1 failed: authentication refused (HTTP 401): check the key in $GRADER_KEY",
+        "1 judge call to http://b:2/v1 failed: rate-limited (HTTP 429) on every retry: lower concurrency= or raise "
+        "max_retries= / backoff=",
+        "1 judge call to http://b:2/v1 failed: no complete reply within timeout=: raise timeout=",
+        "1 judge call failed: something else entirely",
+    ]

@@ -13,7 +13,7 @@ from loopback import LoopbackChatServer
 from hallubench.cli import main
 from hallubench_generators.chunking import chunk_article, count_tokens, split_sentences
 from hallubench_generators.difficulty import bin_by_centrality
-from hallubench_generators.precisewikiqa import parse_answer, parse_question
+from hallubench_generators.precisewikiqa.checks import parse_answer, parse_question
 
 
 def scripted_generator(messages):

@@ -6,6 +6,7 @@ count in neither (no source text is read)."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import inspect
 import json
 from dataclasses import replace
@@ -17,7 +18,7 @@ from lm_eval.tasks import TaskManager
 from test_metric_paths import CASES, ScriptedJudge
 
 from hallu_metrics import longwiki as longwiki_benchmark
-from hallu_metrics.faithfulness.benchmark import BASELINE_KEY
+from hallu_metrics.faithfulness import BASELINE_KEY
 from hallu_metrics.judges import JudgeSet, base, llm
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.fingerprint import check_fingerprint, judge_prompts_hash
@@ -25,9 +26,10 @@ from hallu_metrics.longform import claims, verification
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallu_metrics.registry import BENCHMARKS
-from hallubench_generators import faithfulness, generatedentities, longwiki, mixedentities
+from hallubench_generators import faithfulness, longwiki
 from hallubench_generators.cli import GENERATORS, generator, reproducibility
-from hallubench_generators.nonexistent import prompts as nonexistent_prompts
+from hallubench_generators.nonexistent_refusal import generatedentities, mixedentities
+from hallubench_generators.nonexistent_refusal import prompts as nonexistent_prompts
 from hallubench_generators.protocol import generator_prompts_hash
 from hallubench_tasks import TASKS_DIR
 
@@ -144,7 +146,7 @@ def test_lm_eval_results_record_the_judge_prompts_hash(tmp_path):
 
 def test_generator_prompts_are_data():
     for module in map(generator, GENERATORS):
-        json.dumps(module.prompts(), sort_keys=True, ensure_ascii=True)
+        json.dumps(module.sent_prompts(), sort_keys=True, ensure_ascii=True)
 
 
 def test_prompt_templates_change_the_card_hash_of_both_entity_generators(monkeypatch):
@@ -154,14 +156,21 @@ def test_prompt_templates_change_the_card_hash_of_both_entity_generators(monkeyp
     assert before[0] != after[0] and before[1] != after[1]
 
 
-@pytest.mark.parametrize("module, name, value", [
-    (faithfulness, "_INSTRUCTIONS", {**faithfulness._INSTRUCTIONS, "intrinsic": "Contradict the SENTENCE."}),
-    (generatedentities, "MAX_TOKENS", 65),
-    (longwiki, "NO_QUESTION", "[NONE]"),
+# A generator package's prompts module by its full name: the package's own ``prompts`` is its provenance hook.
+FAITHFULNESS_PROMPTS = importlib.import_module("hallubench_generators.faithfulness.prompts")
+LONGWIKI_PROMPTS = importlib.import_module("hallubench_generators.longwiki.prompts")
+
+
+@pytest.mark.parametrize("module, prompts_module, name, value", [
+    (faithfulness, FAITHFULNESS_PROMPTS, "_INSTRUCTIONS",
+     {**FAITHFULNESS_PROMPTS._INSTRUCTIONS, "intrinsic": "Contradict the SENTENCE."}),
+    (generatedentities, nonexistent_prompts, "MAX_TOKENS", 65),
+    (longwiki, LONGWIKI_PROMPTS, "NO_QUESTION", "[NONE]"),
 ])
-def test_a_generator_prompt_or_decoding_change_changes_the_card_hash(module, name, value, monkeypatch):
+def test_a_generator_prompt_or_decoding_change_changes_the_card_hash(module, prompts_module, name, value,
+                                                                     monkeypatch):
     before = generator_prompts_hash(module)
-    monkeypatch.setattr(module, name, value)
+    monkeypatch.setattr(prompts_module, name, value)
     assert generator_prompts_hash(module) != before
 
 

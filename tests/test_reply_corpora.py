@@ -39,13 +39,13 @@ READERS = {
     "hallu_metrics.longform.claims:parse_claims",
     "hallu_metrics.longform.atomic_facts:parse_facts",
     "hallu_metrics.short_answer_qa:parse_grade",
-    "hallu_metrics.faitheval:read_choice",
-    "hallu_metrics.faitheval:read_keyword",
-    "hallu_metrics.halueval:extract_judgement",
-    "hallu_metrics.halueval:extract_official",
-    "hallu_metrics.anah:parse_facts",
-    "hallu_metrics.anah:parse_reference",
-    "hallu_metrics.anah:parse_hallucination",
+    "hallu_metrics.faitheval.readers:read_choice",
+    "hallu_metrics.faitheval.readers:read_keyword",
+    "hallu_metrics.halueval.readers:extract_judgement",
+    "hallu_metrics.halueval.readers:extract_official",
+    "hallu_metrics.anah.readers:parse_facts",
+    "hallu_metrics.anah.readers:parse_reference",
+    "hallu_metrics.anah.readers:parse_hallucination",
 }
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from hallu_metrics import nonexistent_refusal, precisewikiqa
 from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_banner
-from hallu_metrics.faithfulness.benchmark import HHEM
+from hallu_metrics.faithfulness import HHEM
 from hallu_metrics.stats import wilson_interval
 from hallubench import report
 from hallubench.faithfulness_report import build_figure, scorer_label

@@ -7,7 +7,7 @@ import json
 import pytest
 from test_metric_paths import CASES, judged_records, lm_eval_values, same
 
-from hallu_metrics import longwiki
+from hallu_metrics.longwiki import evidence as longwiki_evidence
 from hallu_metrics.registry import BENCHMARKS
 from hallu_metrics.settings import resolve_settings
 from hallubench.cli import _flags, build_parser, main
@@ -56,8 +56,8 @@ def test_rescoring_keeps_the_runs_retrieval_and_k_whatever_the_environment(tmp_p
     monkeypatch.setenv("HALLUBENCH_RETRIEVAL", "embedding")
     monkeypatch.setenv("HALLUBENCH_LONGWIKI_K", "64")
     used = []
-    original = longwiki.evidence_settings
-    monkeypatch.setattr(longwiki, "evidence_settings", lambda s: used.append(original(s)) or used[-1])
+    original = longwiki_evidence.evidence_settings
+    monkeypatch.setattr(longwiki_evidence, "evidence_settings", lambda s: used.append(original(s)) or used[-1])
     result, records = score("longwiki", samples, ScoreOptions(rejudge=True))
     assert result["settings"]["retrieval"] == "bm25" and result["settings"]["longwiki_k"] == "5"
     assert used and {method for _, _, method in used} == {"bm25"}

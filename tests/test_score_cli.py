@@ -207,31 +207,24 @@ A_BEFORE_VOWEL = re.compile(r"\b[aA] (?!one\b|one-|uni|use|usu|eu)([aeiou][\w-]*
 
 
 class Fields(dict):
-    """An item whose every field reads as ``{name}``, or (``listed``) as a list of one such item, for prompts that
-    format each element of a field (evidence passages)."""
-
-    def __init__(self, listed: bool = False) -> None:
-        super().__init__()
-        self.listed = listed
+    """An item whose every field reads as ``{name}``, except the evidence passages: a list of one such item (prompts
+    format each passage)."""
 
     def __missing__(self, key: str) -> object:
-        return [Fields()] if self.listed else "{" + key + "}"
+        return [Fields()] if key == "passages" else "{" + key + "}"
 
     def get(self, key: str, default: object = None) -> object:
         return self[key]
 
 
 def check_prompt(check) -> str:
-    try:
-        conversation = check.messages(Fields())
-    except (TypeError, KeyError, AttributeError):
-        conversation = check.messages(Fields(listed=True))
+    conversation = check.messages(Fields())
     return "\n".join(message["content"] for message in conversation) + "\n" + check.reminder
 
 
 def halueval_prompts() -> list[str]:
     """HaluEval's recognition prompt (the model under test judges) for every task and variant."""
-    specs = [value for value in vars(halueval).values() if isinstance(value, halueval.TaskSpec)]
+    specs = list(halueval.TASKS.values())
     return [
         halueval.recognition_prompt(spec, {f: "x" for f in spec.columns}, "y", variant,
                                     other="z" if variant == "contrast" else None)
@@ -243,7 +236,7 @@ def halueval_prompts() -> list[str]:
 def test_d_no_prompt_puts_a_before_a_vowel():
     from hallubench_generators.cli import GENERATORS, generator
 
-    generated = [json.dumps(generator(name).prompts(), ensure_ascii=False) for name in GENERATORS]
+    generated = [json.dumps(generator(name).sent_prompts(), ensure_ascii=False) for name in GENERATORS]
     prompts = [check_prompt(check) for check in ALL_CHECKS if check.messages is not None]
     prompts += halueval_prompts() + generated
     assert len(prompts) > 20

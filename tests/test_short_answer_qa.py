@@ -174,8 +174,19 @@ def test_simpleqa_loader_reads_a_folder_and_rejects_bad_metadata(tmp_path):
     assert docs[0]["topic"] == "Art" and docs[0]["golds"] == ["1900"]
     bad = [{"metadata": "__import__('os').getcwd()", "problem": "q", "answer": "a"}]
     datasets.Dataset.from_list(bad).to_csv(str(tmp_path / "bad.csv"), index=False)
-    with pytest.raises(HallubenchError, match="not a dict literal"):
+    with pytest.raises(HallubenchError, match="row 0 metadata is not a dict literal"):
         load("simpleqa_hallu", dataset=str(tmp_path / "bad.csv"))
+    empty = [{"metadata": "", "problem": "q", "answer": "a"}, {"metadata": None, "problem": "q", "answer": "a"}]
+    datasets.Dataset.from_list(empty).to_csv(str(tmp_path / "empty.csv"), index=False)
+    with pytest.raises(HallubenchError, match="^simpleqa: row 0 has an empty metadata cell"):
+        load("simpleqa_hallu", dataset=str(tmp_path / "empty.csv"))
+
+
+@pytest.mark.parametrize("s_pop", ["popular", float("inf"), float("nan"), True])
+def test_popqa_popularity_that_is_not_a_finite_number_is_a_one_line_error(tmp_path, s_pop):
+    path = write_jsonl(tmp_path / "p.jsonl", [{**POPQA_ROWS[0], "s_pop": s_pop}])
+    with pytest.raises(HallubenchError, match="^popqa: row 0 s_pop must be a finite number, got "):
+        load("popqa_hallu", dataset=str(path))
 
 
 def test_popqa_loader_reads_jsonl_and_a_hub_like_parquet_folder(tmp_path):

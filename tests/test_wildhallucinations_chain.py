@@ -12,6 +12,7 @@ from hallu_metrics import wildhallucinations as wh
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.judges.base import Verdict
 from hallu_metrics.longform.embeddings import Embedder
+from hallu_metrics.wildhallucinations import evidence as wh_evidence
 
 PAGES = {
     "Lake Baikal": [
@@ -119,8 +120,8 @@ def bag_of_words(texts):
 def test_evidence_comes_only_from_the_entitys_own_pages(method, monkeypatch):
     """A fact about another entity is still checked against this entity's pages only: every passage handed to
     verification comes from a URL in this entity's ``info`` (with both ranking methods)."""
-    monkeypatch.setattr(wh, "embedder_from_spec", lambda spec: Embedder("test/bow", bag_of_words))
-    monkeypatch.setattr(wh, "_RETRIEVERS", {})
+    monkeypatch.setattr(wh_evidence, "embedder_from_spec", lambda spec: Embedder("test/bow", bag_of_words))
+    monkeypatch.setattr(wh_evidence, "_RETRIEVERS", {})
     sentence = "Lake Baikal is the deepest lake in the world."
     facts = {sentence: ["Lake Baikal is the deepest lake in the world.",
                         "Mount Kosciuszko is the highest mountain of mainland Australia."]}

@@ -10,6 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from hallubench.errors import HallubenchError
+from hallubench.sources.tables import TEXT, checked_fields, iter_records
 
 GOODWIKI_ID = "euirim/goodwiki"
 OFFLINE_SOURCE = "wiki-offline"
@@ -76,16 +77,9 @@ def _goodwiki_folder(path: Path) -> LoadedSource:
 
 
 def _table_file(path: Path) -> LoadedSource:
-    import datasets
-
-    kind = {".jsonl": "json", ".json": "json", ".parquet": "parquet"}.get(path.suffix)
-    if kind is None:
-        raise HallubenchError(f"unsupported source file {path} (expected .jsonl or .parquet)")
-    try:
-        table = datasets.load_dataset(kind, data_files=str(path), split="train")
-    except Exception as exc:
-        raise HallubenchError(f"cannot read source file {path}: {exc}") from exc
-    return _from_records(table, str(path), "local file")
+    """A record file with GoodWiki's columns; errors name the file, the line and the field."""
+    records = checked_fields(iter_records(path), {"title": TEXT, "markdown": TEXT})
+    return _from_records(records, str(path), "local file")
 
 
 @lru_cache(maxsize=1)

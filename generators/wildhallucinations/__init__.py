@@ -20,8 +20,7 @@ from hallubench.backends import ModelClient
 from hallubench.errors import HallubenchError
 from hallubench_generators.protocol import sent
 from hallubench_generators.publishing import CardInfo
-from hallubench_generators.wildhallucinations import card, entities, pipeline
-from hallubench_generators.wildhallucinations.categories import category_request
+from hallubench_generators.wildhallucinations import card, pipeline
 from hallubench_generators.wildhallucinations.conversations import UserTurn, load_conversations
 from hallubench_generators.wildhallucinations.entities import load_excluded
 from hallubench_generators.wildhallucinations.fetch import Fetcher, FetchPolicy
@@ -29,6 +28,12 @@ from hallubench_generators.wildhallucinations.knowledge import (
     FolderKnowledge,
     KnowledgeSource,
     WebKnowledge,
+)
+from hallubench_generators.wildhallucinations.prompts import (
+    ambiguity_request,
+    category_request,
+    extract_request,
+    verify_request,
 )
 from hallubench_generators.wildhallucinations.rarity import EntityPerplexity
 from hallubench_generators.wildhallucinations.search import BACKENDS
@@ -52,12 +57,12 @@ FEATURES = datasets.Features(
 )
 
 
-def prompts() -> dict[str, Any]:
+def sent_prompts() -> dict[str, Any]:
     """The extractor's and the verifier's requests on placeholder inputs (section 2.1: extract, verify, ambiguity;
     section 2.2: category)."""
-    return {"extract": sent(entities.extract_request(UserTurn("{conversation_id}", "{user turn}"))),
-            "verify": sent(entities.verify_request("{entity}")),
-            "ambiguity": sent(entities.ambiguity_request("{entity}")),
+    return {"extract": sent(extract_request(UserTurn("{conversation_id}", "{user turn}"))),
+            "verify": sent(verify_request("{entity}")),
+            "ambiguity": sent(ambiguity_request("{entity}")),
             "category": sent(category_request("{entity}"))}
 
 

@@ -1,12 +1,10 @@
-"""The 20 entity domains of WildHallucinations (section 2.2, Table 2; Wolfram Language entity types)
-and the single-label classification an LLM performs, plus the coarse mapping of the offline Vital
-Articles topics onto them."""
+"""The 20 entity domains of WildHallucinations (section 2.2, Table 2; Wolfram Language entity types),
+the reader of the single-label classification an LLM performs (its request: ``prompts.category_request``),
+plus the coarse mapping of the offline Vital Articles topics onto them."""
 
 from __future__ import annotations
 
 import re
-
-from hallubench.backends import ChatRequest
 
 # Table 2 of the paper, in its order; the one place the category names are defined.
 CATEGORIES: tuple[str, ...] = (
@@ -41,17 +39,6 @@ TOPIC_TO_CATEGORY: dict[str, str] = {
     "Mathematics": "math & computational",
     "Arts": "culture & entertainment",
 }
-
-
-def category_request(entity: str) -> ChatRequest:
-    """Ask for the one closest category (the paper: if several fit, the closest match)."""
-    listing = "\n".join(f"- {name}" for name in CATEGORIES)
-    prompt = (
-        f"Which one of these domains does the entity \"{entity}\" belong to?\n{listing}\n\n"
-        "If several domains fit, choose the closest one. Reply with the domain name exactly as written above "
-        "and nothing else."
-    )
-    return ChatRequest.from_messages([{"role": "user", "content": prompt}], temperature=0.0, max_tokens=16)
 
 
 def _fold(text: str) -> str:

@@ -4,6 +4,8 @@
 2. *verify*: the verifier confirms each distinct name is a proper noun naming one specific thing;
 3. *ambiguity*: the verifier flags names with several meanings, which are removed.
 
+The three requests are in ``prompts``.
+
 Names are de-duplicated across the whole set with case and spacing folded; names of an earlier set
 (``--exclude``) are dropped. Unreadable replies are counted and their names dropped, never guessed.
 """
@@ -17,9 +19,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from hallubench.backends import ChatRequest, ModelClient
+from hallubench.backends import ModelClient
 from hallubench.errors import HallubenchError
 from hallubench_generators.wildhallucinations.conversations import UserTurn
+from hallubench_generators.wildhallucinations.prompts import ambiguity_request, extract_request, verify_request
 
 MAX_NAME_CHARS = 100
 
@@ -35,40 +38,6 @@ class Candidate:
 
     entity: str
     conversation_ids: list[str]
-
-
-def _user(prompt: str, max_tokens: int) -> ChatRequest:
-    return ChatRequest.from_messages([{"role": "user", "content": prompt}], temperature=0.0, max_tokens=max_tokens)
-
-
-def extract_request(turn: UserTurn) -> ChatRequest:
-    prompt = (
-        "List every proper noun in the user message below: names of specific people, places, organisations, "
-        "products, software, works, events, species and other named things. Leave out common nouns, generic "
-        "concepts and words that are only capitalised because they start a sentence. Copy each name as it is "
-        "written in the message.\n"
-        'Reply with a JSON array of strings only, for example ["Ada Lovelace", "Lake Baikal"], or [] if there '
-        f"are none.\n\nUser message:\n\"\"\"\n{turn.text}\n\"\"\""
-    )
-    return _user(prompt, 256)
-
-
-def verify_request(entity: str) -> ChatRequest:
-    prompt = (
-        f"Is \"{entity}\" a proper noun, the name of one specific person, place, organisation, product, work, "
-        "event, species or other individual thing, rather than a common noun, a generic concept, a description "
-        "or a placeholder? Answer Yes or No."
-    )
-    return _user(prompt, 8)
-
-
-def ambiguity_request(entity: str) -> ChatRequest:
-    prompt = (
-        f"Taken on its own, without any context, can the name \"{entity}\" refer to several different well-known "
-        "things (for example \"Mercury\": a planet, a chemical element and a god)? Answer Yes if it has several "
-        "meanings, No if it clearly identifies one thing."
-    )
-    return _user(prompt, 8)
 
 
 _ARRAY = re.compile(r"\[.*?\]", re.DOTALL)

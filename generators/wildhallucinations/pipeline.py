@@ -17,11 +17,7 @@ from hallubench.backends import ModelClient
 from hallubench.errors import HallubenchError
 from hallubench.seeding import seeded_rng
 from hallubench_generators.sources.articles import OFFLINE_SOURCE, load_articles, offline_vital_entries
-from hallubench_generators.wildhallucinations.categories import (
-    TOPIC_TO_CATEGORY,
-    category_request,
-    parse_category,
-)
+from hallubench_generators.wildhallucinations.categories import TOPIC_TO_CATEGORY, parse_category
 from hallubench_generators.wildhallucinations.conversations import ConversationSource
 from hallubench_generators.wildhallucinations.entities import (
     Candidate,
@@ -31,6 +27,7 @@ from hallubench_generators.wildhallucinations.entities import (
     screen,
 )
 from hallubench_generators.wildhallucinations.knowledge import Knowledge, KnowledgeSource
+from hallubench_generators.wildhallucinations.prompts import category_request
 from hallubench_generators.wildhallucinations.webcache import Page
 
 MIN_WAVE = 10  # conversations read per wave, at least; otherwise as many as entities still missing

@@ -3,25 +3,86 @@ ROUGE-L/BLEU/BERTScore baseline and the benchmarks that compare scorers (rubric 
 
 ``RUBRIC`` is the reusable 1-5 check (items: ``reference``, ``hypothesis``) that every judge kind answers:
 an LLM through the rubric prompt, ``hhem:``/``nli:`` through 1 + 4 P(consistent), ``rule`` through the
-baseline composite. The benchmarks live in ``hallu_metrics.faithfulness.benchmark``.
+baseline composite. It and the baseline are shared (``hhem_summarization`` asks ``RUBRIC`` of LLM judges).
+
+The benchmarks of faithfulness scorers (sections 4.1-4.2): each pair of a test set (``hallubench generate
+faithfulness``) has an expected score: 5 for gold, 1 for hallucinated sentences, 5 - 4 x share on the progression
+set. Three ways to score it, one result shape:
+
+- ``faithfulness_rubric`` / ``faithfulness_rubric_so`` (``RUBRIC_TASK``): the model under test is the rubric judge;
+  its reply is read, no judge runs (like HaluEval's recogniser);
+- ``faithfulness_hhem`` (``HHEM``): a classifier scorer (``--judge hhem:...`` / ``nli:...``) scores (reference,
+  hypothesis); P(consistent) mapped to 1 + 4p;
+- ``faithfulness_baseline`` (``BASELINE``): the rule judge computes the ROUGE-L/BLEU/BERTScore composite.
+
+Metrics: the mean absolute residual |expected - predicted| on the paper's four pair types (pair-weighted,
+Table 10 "All Tasks") and per type, the mean predicted score, the unparseable rate; on the progression set
+the mean score per hallucination share and ``delta_per_step`` = (score at 100% - score at 0%) / 5 for
+intrinsic and extrinsic rewrites (Table 4).
+
+The rubric prompt in ``prompts`` (the rubric text itself: ``hallu_metrics/data/faithfulness_rubric.md``), the
+rubric reader and checks in ``rubric``, the baseline composite in ``baseline``, the judging in ``chain``, metrics
+in ``metrics``, columns and docs in ``data``; the ``evaluate`` module is ``faithfulness_rubric/``.
 """
 
-from hallu_metrics.faithfulness.baseline import BaselineScores, baseline_rule, baseline_scores
-from hallu_metrics.faithfulness.benchmark import BENCHMARKS, COLUMNS, expected_score, progression_summary
-from hallu_metrics.faithfulness.rubric import (
-    DEFAULT_RUBRIC,
-    faithfulness_check,
-    load_rubric,
-    parse_rubric_score,
-    rubric_check,
-    rubric_messages,
-    rubric_prompt,
-)
+from __future__ import annotations
 
-RUBRIC = faithfulness_check()
+from typing import Any
+
+from hallu_metrics.contract import UNREADABLE_METRIC, Benchmark, Breakdown, Metric, unreadable_share
+from hallu_metrics.faithfulness.baseline import BaselineScores, baseline_rule, baseline_scores
+from hallu_metrics.faithfulness.chain import BASELINE_KEY, judge_baseline, judge_hhem, judge_reply, read_reply
+from hallu_metrics.faithfulness.data import COLUMNS, rubric_docs
+from hallu_metrics.faithfulness.metrics import (
+    OUTCOMES,
+    STEPS,
+    TYPES,
+    expected_score,
+    progression_summary,
+    sample_metrics,
+)
+from hallu_metrics.faithfulness.prompts import DEFAULT_RUBRIC, load_rubric, rubric_messages, rubric_prompt
+from hallu_metrics.faithfulness.rubric import RUBRIC, faithfulness_check, parse_rubric_score, rubric_check
+from hallu_metrics.scorers import HHEM_MODEL_ID
 
 __all__ = [
-    "BENCHMARKS", "COLUMNS", "DEFAULT_RUBRIC", "RUBRIC", "BaselineScores", "baseline_rule",
-    "baseline_scores", "expected_score", "faithfulness_check", "load_rubric", "parse_rubric_score",
-    "progression_summary", "rubric_check", "rubric_messages", "rubric_prompt",
+    "BASELINE", "BASELINE_KEY", "BENCHMARKS", "COLUMNS", "DEFAULT_RUBRIC", "HHEM", "RUBRIC", "RUBRIC_TASK", "STEPS",
+    "TYPES", "BaselineScores", "baseline_rule", "baseline_scores", "expected_score", "faithfulness_check",
+    "load_rubric", "parse_rubric_score", "progression_summary", "read_reply", "rubric_check", "rubric_messages",
+    "rubric_prompt",
 ]
+
+PAPER = "Jing et al., On A Scale From 1 to 5 (2025), sections 3-4"
+_METRICS = (
+    Metric("residual", "score", False, "mean |expected - predicted| over gold_full, gold_sentence, intrinsic and "
+           "extrinsic pairs (pair-weighted; unparseable pairs left out)", scale=(0.0, 4.0), conditional=True),
+    Metric("score", "score", None, "mean predicted 1-5 score (higher = judged more faithful; compare with the "
+           "expected score of each type)", scale=(1.0, 5.0), conditional=True),
+    unreadable_share("pairs"),
+)
+_BREAKDOWNS = (
+    Breakdown("type", "category", "pair type"),
+    Breakdown("hallucinated_share", "ordered", "share of hallucinated sentences (progression set)",
+              lambda d: d["hallucinated_share"] if d["type"] == "progression" else None),
+    Breakdown("progression_kind", "category", "progression rewrite kind",
+              lambda d: d["progression_kind"] if d["type"] == "progression" else None),
+)
+
+
+def _benchmark(name: str, judge_item, **kwargs: Any) -> Benchmark:
+    return Benchmark(
+        name=name, family="faithfulness", paper=PAPER, columns=COLUMNS, metrics=_METRICS, judge_item=judge_item,
+        sample_metrics=sample_metrics, breakdowns=_BREAKDOWNS, headline=("residual", "score", UNREADABLE_METRIC),
+        generator="faithfulness", evaluate_module="faithfulness_rubric", extra_summary=progression_summary,
+        outcomes=OUTCOMES, **kwargs,
+    )
+
+
+RUBRIC_TASK = _benchmark("faithfulness_rubric", judge_reply, tasks=("faithfulness_rubric", "faithfulness_rubric_so"),
+                         judge_roles=(), doc_columns=(*COLUMNS, "prompt"), to_docs=rubric_docs,
+                         options={"rubric": None})
+HHEM = _benchmark("faithfulness_hhem", judge_hhem, checks=(RUBRIC,),
+                  default_judge=f"hhem:model={HHEM_MODEL_ID}")  # HHEM-2.1, sliding
+BASELINE = _benchmark("faithfulness_baseline", judge_baseline, checks=(RUBRIC,), options={"bertscore_model": None},
+                      rule_label="ROUGE-L / BLEU / BERTScore composite: the paper's baseline scorer, no LLM")
+BENCHMARKS = (RUBRIC_TASK, HHEM, BASELINE)

@@ -66,11 +66,11 @@ def parse_json_bool(text: str, key: str) -> bool | None:
     return values.pop() if len(values) == 1 else None
 
 
-_ECHOED_MARKER = re.compile(r"^[<\s]*(?:BEGIN|END)(?:[ _][A-Z0-9 _]*)?[>\s]*$")
+_ECHOED_MARKER = re.compile(r"^[<\s]*(?:BEGIN|END)(?:[ _][A-Z0-9 _]*)?(?:#[0-9a-f]+)?[>\s]*$")
 
 
 def is_echoed_marker(line: str) -> bool:
-    """A data-block marker a judge echoed back (``BEGIN``, ``END SENTENCE``, ``<<<BEGIN CHATBOT>>>``): never a
+    """A data-block marker a judge echoed back (``BEGIN``, ``END SENTENCE``, ``<<<BEGIN CHATBOT #1f0c9a2e>>>``): never a
     claim or fact of a list reply."""
     return bool(_ECHOED_MARKER.match(line.strip()))
 

@@ -5,6 +5,8 @@ The file is YAML (or JSON): a mapping from check names to a template, either the
 ``{system: TEXT, user: TEXT}``. ``{field}`` inserts the field of the judged item (the same fields the
 built-in prompt uses: ``hallubench judge-templates --task T`` lists them), ``{{`` and ``}}`` are literal
 braces; nothing else is interpreted (no attribute or index access). Lists are inserted one element per line.
+A data block written as ``<<<BEGIN NAME>>>`` / ``<<<END NAME>>>`` lines (with or without a ``#code``) is rendered as
+the built-in prompts render theirs: its inserted text cleaned of marker look-alikes, its markers coded for that text.
 Checks the file does not name keep their built-in prompt. The reply is read by the check's own reader.
 """
 
@@ -19,9 +21,12 @@ from typing import Any
 
 import yaml
 
+from hallu_metrics.judges.prompts import data_block
 from hallubench.backends.base import Message
 from hallubench.errors import HallubenchError
 
+_BLOCK = re.compile(r"<<<BEGIN (?P<name>[A-Z0-9 _]+?)(?: #\w+)?>>>\n(?P<body>.*?)\n<<<END (?P=name)(?: #\w+)?>>>",
+                    re.DOTALL)
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_]\w*)\}")
 _STRAY_BRACE = re.compile(r"\{[^{}]*\}")
 
@@ -57,6 +62,17 @@ def _insert(text: str, item: Mapping[str, Any], where: str) -> str:
     return _PLACEHOLDER.sub(value, text)
 
 
+def _render(text: str, item: Mapping[str, Any], where: str) -> str:
+    """``text`` with fields inserted, each data block rendered by ``data_block`` around its inserted body."""
+    pieces, position = [], 0
+    for block in _BLOCK.finditer(text):
+        pieces.append(_insert(text[position:block.start()], item, where))
+        pieces.append(data_block(block["name"], _insert(block["body"], item, where)))
+        position = block.end()
+    pieces.append(_insert(text[position:], item, where))
+    return "".join(pieces)
+
+
 @dataclass(frozen=True)
 class JudgeTemplates:
     """The templates of one file, by check name, and the file's SHA-256 (recorded with the judge spec)."""
@@ -79,8 +95,8 @@ class JudgeTemplates:
         where = f"judge template {Path(self.path).name} ({check_name})"
         conversation = []
         if "system" in template:
-            conversation.append({"role": "system", "content": _insert(template["system"], item, where)})
-        conversation.append({"role": "user", "content": _insert(template["user"], item, where)})
+            conversation.append({"role": "system", "content": _render(template["system"], item, where)})
+        conversation.append({"role": "user", "content": _render(template["user"], item, where)})
         return conversation
 
     def check_names(self, known: Iterable[str]) -> None:

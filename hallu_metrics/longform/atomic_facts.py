@@ -65,7 +65,7 @@ _CLAUSE_BREAK = re.compile(r"\s*;\s+|,\s+(?:and|but|while|whereas)\s+", re.IGNOR
 
 
 def _shot(entity: str, sentence: str) -> str:
-    return f"Entity: {entity}\n{data_block('sentence', sentence)}\nFacts:"
+    return f"{data_block('entity', entity)}\n{data_block('sentence', sentence)}\nFacts:"
 
 
 _SHOTS = "\n\n".join(  # rendered once: every extraction call sends the same demonstrations

@@ -14,13 +14,14 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from hallu_metrics.longform.sqlite_util import chunks
-from hallubench.errors import HallubenchError
+from hallubench.errors import HallubenchError, sqlite_errors
 
 OFFLINE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 OFFLINE_SPEC = "minilm"
@@ -84,7 +85,7 @@ def default_embedding_cache_path() -> Path:
 
 
 def text_key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class EmbeddingCache:
@@ -102,9 +103,16 @@ class EmbeddingCache:
         self._lru: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self._compute_lock = threading.Lock()
-        if self.path:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = _connect(self.path)
+        with self._errors("open"):
+            if self.path and self.path.is_dir():
+                raise sqlite3.OperationalError("it is a folder")
+            if self.path:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = _connect(self.path)
+
+    def _errors(self, action: str) -> AbstractContextManager[None]:
+        return sqlite_errors(f"cannot {action} the embedding cache {self.path}",
+                             "delete or move it; it sits next to the model-call cache, which $HALLUBENCH_CACHE moves")
 
     def embed(self, embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
         """Vectors for ``texts`` (rows in order), computing only those not cached for ``embedder.model_id``."""
@@ -130,7 +138,7 @@ class EmbeddingCache:
 
     def _lookup(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
-        with self._lock:
+        with self._errors("read"), self._lock:
             for key in dict.fromkeys(keys):
                 vector = self._lru.get((model, key))
                 if vector is not None:
@@ -149,7 +157,7 @@ class EmbeddingCache:
 
     def _store(self, model: str, vectors: dict[str, np.ndarray]) -> None:
         rows = [(model, key, np.asarray(vector, dtype=np.float32).tobytes()) for key, vector in vectors.items()]
-        with self._lock:
+        with self._errors("write"), self._lock:
             self.computed += len(rows)
             self._db.executemany("INSERT OR IGNORE INTO embeddings VALUES (?, ?, ?)", rows)
             self._db.commit()

@@ -8,6 +8,7 @@ passages are decoded RoBERTa tokens and may carry ``<s>``/``</s>`` markers, whic
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
 import sys
@@ -152,11 +153,17 @@ def write_store(
         raise HallubenchError(f"{path} already exists (pass --overwrite to replace it)")
     for target in (path, default_index_path(path)):
         check_replaceable_store(target, "--out")
+    made = [folder for folder in (path.parent, *path.parent.parents) if not folder.exists()]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         stats = _write_documents(path, documents, total, passage_words, progress)
     except (OSError, sqlite3.OperationalError) as exc:
         raise HallubenchError(f"cannot write the knowledge store {path}: {exc}") from exc
+    finally:
+        if not path.exists():  # a failed build (bad source line, full disk) leaves no folder it made behind
+            for folder in made:
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
     default_index_path(path).unlink(missing_ok=True)
     with KnowledgeStore.open(path, progress=progress) as store:
         store.title_index()

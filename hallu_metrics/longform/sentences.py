@@ -4,19 +4,24 @@ Sentences come from segtok's rule-based ``split_single`` (what HalluLens' LongWi
 of at least ``MIN_SENTENCE_CHARS`` characters becomes one claim-extraction unit whose snippet is up to 3
 preceding sentences, the sentence itself between VeriScore's ``<SOS>``/``<EOS>`` markers, and 1 following
 sentence. Shorter sentences (list numbers, stray fragments) are not extracted but stay in other snippets'
-context, as in the reference.
+context, as in the reference. Marks a response itself contains (``<SOS>``, ``< eos >``, full-width or zero-width
+disguised) are removed from the snippet, so that only the extracted sentence is marked.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from segtok.segmenter import split_single
+
+from hallu_metrics.judges.prompts import without_delimiters
 
 MIN_SENTENCE_CHARS = 5
 CONTEXT_BEFORE = 3
 CONTEXT_AFTER = 1
 START_MARK, END_MARK = "<SOS>", "<EOS>"
+_SENTENCE_MARK = re.compile(r"<\s*/?\s*[SE]OS\s*>", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,10 @@ def mark(sentence: str) -> str:
     return f"{START_MARK}{sentence}{END_MARK}"
 
 
+def _unmarked(sentence: str) -> str:
+    return without_delimiters(sentence, _SENTENCE_MARK)
+
+
 def split_sentences(text: str) -> list[str]:
     """The non-empty sentences of ``text``, stripped."""
     return [stripped for sentence in split_single(text) if (stripped := sentence.strip())]
@@ -47,7 +56,7 @@ def snippets(sentences: list[str]) -> list[Snippet]:
     for i, sentence in enumerate(sentences):
         if len(sentence) < MIN_SENTENCE_CHARS:
             continue
-        before = sentences[max(0, i - CONTEXT_BEFORE) : i]
-        after = sentences[i + 1 : i + 1 + CONTEXT_AFTER]
-        out.append(Snippet(i, sentence, " ".join([*before, mark(sentence), *after])))
+        before = [_unmarked(s) for s in sentences[max(0, i - CONTEXT_BEFORE) : i]]
+        after = [_unmarked(s) for s in sentences[i + 1 : i + 1 + CONTEXT_AFTER]]
+        out.append(Snippet(i, sentence, " ".join([*before, mark(_unmarked(sentence)), *after])))
     return out

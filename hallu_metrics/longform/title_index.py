@@ -13,6 +13,8 @@ largest rowid) is stored with it; when the database changes, the index is rebuil
 
 from __future__ import annotations
 
+import hashlib
+import os
 import sqlite3
 import sys
 from collections.abc import Iterable
@@ -34,7 +36,16 @@ def fold(title: str) -> str:
 
 
 def default_index_path(db_path: Path) -> Path:
-    return db_path.with_name(db_path.name + INDEX_SUFFIX)
+    """``<db>.titles.fts.sqlite`` next to the store; for a store in a read-only folder (a shared FActScore database)
+    without an index beside it, a file named after the store's path in the ``title_indexes`` folder next to the
+    model-call cache (``$HALLUBENCH_CACHE``'s folder)."""
+    beside = db_path.with_name(db_path.name + INDEX_SUFFIX)
+    if beside.is_file() or os.access(db_path.parent, os.W_OK):
+        return beside
+    from hallubench.backends.cache import default_cache_path
+
+    digest = hashlib.sha256(str(db_path.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return default_cache_path().parent / "title_indexes" / f"{digest}-{db_path.name}{INDEX_SUFFIX}"
 
 
 def db_fingerprint(documents: sqlite3.Connection, db_path: Path) -> str:
@@ -61,6 +72,7 @@ def build_title_index(documents: sqlite3.Connection, index_path: Path, fingerpri
     """Write the sidecar index for every title in ``documents`` (atomically)."""
     (total,) = documents.execute("SELECT max(rowid) FROM documents").fetchone()
     try:
+        index_path.parent.mkdir(parents=True, exist_ok=True)
         with atomic_sqlite(index_path, "title index") as out:
             out.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
             out.execute("CREATE TABLE titles (id INTEGER PRIMARY KEY, title TEXT NOT NULL, folded TEXT NOT NULL)")
@@ -81,7 +93,8 @@ def build_title_index(documents: sqlite3.Connection, index_path: Path, fingerpri
                 "INSERT INTO meta VALUES (?, ?)", [("schema", _SCHEMA_VERSION), ("fingerprint", fingerprint)]
             )
     except (OSError, sqlite3.OperationalError) as exc:
-        raise HallubenchError(f"cannot write the title index {index_path}: {exc} (pass another index path)") from exc
+        raise HallubenchError(f"cannot write the title index {index_path}: {exc} (its folder must be writable; the "
+                              "index of a store in a read-only folder goes to the folder of HALLUBENCH_CACHE)") from exc
 
 
 class TitleIndex:

@@ -185,7 +185,9 @@ def load_sequence_classifier(
     """A cross-encoder (``[CLS] premise [SEP] hypothesis [SEP]``): HHEM-1.0 (one logit) or an NLI model."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    module = AutoModelForSequenceClassification.from_pretrained(source.name, **source.from_pretrained_kwargs())
+    # safetensors only: a pickled weights file (pytorch_model.bin) is refused, never unpickled
+    module = AutoModelForSequenceClassification.from_pretrained(source.name, use_safetensors=True,
+                                                                **source.from_pretrained_kwargs())
     config = module.config
     if settings.max_length > getattr(config, "max_position_embeddings", settings.max_length):
         raise HallubenchError(f"max_length={settings.max_length} exceeds the model's "

@@ -12,11 +12,10 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
-from hallubench.errors import HallubenchError
+from hallubench.errors import HallubenchError, sqlite_errors
 
 
 def default_cache_path() -> Path:
@@ -64,16 +63,8 @@ class CallCache:
             self._db.close()  # removes the -wal/-shm files this attempt created
             raise
 
-    @contextmanager
-    def _errors(self, action: str) -> Iterator[None]:
-        """Turn SQLite and file-system failures into one line naming the cache file."""
-        try:
-            yield
-        except (sqlite3.Error, OSError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise HallubenchError(
-                f"cannot {action} cache {self.path}: {reason} (delete or move it, or pass another --cache)"
-            ) from exc
+    def _errors(self, action: str) -> AbstractContextManager[None]:
+        return sqlite_errors(f"cannot {action} cache {self.path}", "delete or move it, or pass another --cache")
 
     def get_many(self, keys: list[str]) -> dict[str, str]:
         found: dict[str, str] = {}

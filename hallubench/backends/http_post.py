@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import ssl
+import time
 import urllib.request
 from dataclasses import dataclass
 
@@ -30,23 +31,44 @@ class _Target:
     pool: httpcore.ConnectionPool | httpcore.HTTPProxy
 
 
+class ReplyTooLarge(Exception):
+    """The reply body passed the byte limit (reading stopped there)."""
+
+
 class JsonPoster:
     """POST bodies to ``base + path`` for each base URL in ``bases``, with at most ``keepalive`` idle connections
-    kept per pool and ``timeout`` seconds for connecting, each read, each write and waiting for a connection."""
+    kept per pool. ``timeout`` bounds connecting, writing, waiting for a connection and for the reply's headers, and
+    is a deadline for the whole reply: its body is read in chunks and abandoned once ``timeout`` seconds have passed
+    since the request started (a server trickling bytes cannot hold a call open), or once it passes ``max_bytes``."""
 
-    def __init__(self, bases: list[str], path: str, headers: dict[str, str], keepalive: int, timeout: float):
-        self._timeouts = {"timeout": dict.fromkeys(("connect", "read", "write", "pool"), timeout)}
+    def __init__(
+        self, bases: list[str], path: str, headers: dict[str, str], keepalive: int, timeout: float, max_bytes: int
+    ):
+        self._timeout = timeout
+        self._max_bytes = max_bytes
         self._pools: dict[tuple[str | None, str], httpcore.ConnectionPool | httpcore.HTTPProxy] = {}
         self._keepalive = keepalive
         self._ssl: ssl.SSLContext | None = None
         self._targets = {base: self._target(base + path, headers) for base in bases}
 
     def post(self, base: str, body: bytes) -> tuple[int, bytes]:
-        """(status, body) of one POST to ``base``'s endpoint; connection failures raise httpcore's errors."""
+        """(status, body) of one POST to ``base``'s endpoint; connection failures and the deadline raise httpcore's
+        errors (``ReadTimeout`` for the deadline), a body over the byte limit ``ReplyTooLarge``."""
         target = self._targets[base]
-        response = target.pool.request("POST", target.url, headers=target.headers, content=body,
-                                       extensions=self._timeouts)
-        return response.status, response.content
+        deadline = time.monotonic() + self._timeout
+        timeouts = dict.fromkeys(("connect", "read", "write", "pool"), self._timeout)
+        with target.pool.stream("POST", target.url, headers=target.headers, content=body,
+                                extensions={"timeout": timeouts}) as response:
+            timeouts["read"] = max(deadline - time.monotonic(), 0.001)  # httpcore reads it when the body starts
+            chunks, size = [], 0
+            for chunk in response.iter_stream():
+                size += len(chunk)
+                if size > self._max_bytes:
+                    raise ReplyTooLarge(f"reply body over {self._max_bytes} bytes")
+                chunks.append(chunk)
+                if time.monotonic() > deadline:
+                    raise httpcore.ReadTimeout(f"no complete reply within the {self._timeout:g} s deadline")
+        return response.status, b"".join(chunks)
 
     def close(self) -> None:
         for pool in self._pools.values():

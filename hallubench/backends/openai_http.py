@@ -27,12 +27,14 @@ from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_a
 
 from hallubench import __version__
 from hallubench.backends.base import ChatRequest, Completion
-from hallubench.backends.http_post import JsonPoster
+from hallubench.backends.http_post import JsonPoster, ReplyTooLarge
 from hallubench.errors import HallubenchError
 from hallubench.specs import check_keys, float_value, int_value, redact, remember_secret, str_value
 
 KIND = "openai"
-ALLOWED_KEYS = {"base_url", "model", "concurrency", "timeout", "max_retries", "backoff", "api_key_env", "dead_after"}
+ALLOWED_KEYS = {"base_url", "model", "concurrency", "timeout", "max_retries", "backoff", "api_key_env", "dead_after",
+                "max_reply_bytes"}
+MAX_REPLY_BYTES = 4 * 1024 * 1024  # a judge verdict or a long-form answer is kilobytes; nothing legitimate nears this
 MAX_TIMEOUT_S = 86_400.0  # larger values overflow socket timeouts
 BODY_CHARS_IN_ERRORS = 200
 ENDPOINT_PATH = "/chat/completions"
@@ -111,6 +113,7 @@ class OpenAIChatBackend:
         backoff: float = 1.0,
         api_key_env: str = "OPENAI_API_KEY",
         dead_after: int = 3,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ):
         urls = [u.strip().rstrip("/") for u in str(base_url).split("|") if u.strip()]
         if not urls or not all(u.startswith(("http://", "https://")) and urlsplit(u).hostname for u in urls):
@@ -130,7 +133,9 @@ class OpenAIChatBackend:
         headers.update({"Content-Type": "application/json", "Accept": "application/json",
                         "User-Agent": f"hallubench/{__version__}"})
         # One kept-alive connection per concurrent call (with fewer, calls beyond them reconnect each time).
-        self._http = JsonPoster(urls, ENDPOINT_PATH, headers, keepalive=self.concurrency, timeout=float(timeout))
+        self.max_reply_bytes = int(max_reply_bytes)
+        self._http = JsonPoster(urls, ENDPOINT_PATH, headers, keepalive=self.concurrency, timeout=float(timeout),
+                                max_bytes=self.max_reply_bytes)
 
     @classmethod
     def from_args(cls, args: dict[str, Any]) -> OpenAIChatBackend:
@@ -145,6 +150,7 @@ class OpenAIChatBackend:
             backoff=float_value(KIND, args, "backoff", 1.0, 0.0, 3600.0),
             api_key_env=str_value(KIND, args, "api_key_env", "OPENAI_API_KEY"),
             dead_after=int_value(KIND, args, "dead_after", 3, minimum=1),
+            max_reply_bytes=int_value(KIND, args, "max_reply_bytes", MAX_REPLY_BYTES, minimum=1),
         )
 
     def _body(self, request: ChatRequest) -> bytes:
@@ -179,6 +185,8 @@ class OpenAIChatBackend:
             raise TransientError(f"{error} from {url}") from exc
         except (httpcore.TimeoutException, httpcore.NetworkError, httpcore.ProtocolError, httpcore.ProxyError) as exc:
             raise TransientError(f"{type(exc).__name__} from {url}: {exc}") from exc
+        except ReplyTooLarge as exc:
+            raise PermanentError(f"{exc} from {url} (raise max_reply_bytes= on the spec if this is expected)") from exc
         self.breaker.connected(base)
         if status in (401, 403):
             raise PermanentError(f"HTTP {status} from {url} (authentication refused; reply body not recorded)")

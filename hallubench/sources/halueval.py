@@ -10,7 +10,7 @@ from typing import Any
 from datasets.utils.file_utils import cached_path
 
 from hallubench.errors import HallubenchError
-from hallubench.sources.json_records import read_json_records
+from hallubench.sources.tables import read_json_records
 
 OFFICIAL_URL = "https://raw.githubusercontent.com/RUCAIBox/HaluEval/main/data/{task}_data.json"
 

@@ -1,2 +1,0 @@
-"""Building blocks of the NonExistentRefusal generators (HalluLens 3.3): name sources,
-existence checkers, places and prompt templates."""

@@ -1,0 +1,150 @@
+"""FaithEval's readers of the model's replies (no judge): the reference's keyword matching replayed exactly
+(substrings), the project's whole-word keyword rule, and the counterfactual option reader."""
+
+from __future__ import annotations
+
+import functools
+import re
+import string
+
+from hallu_metrics.faitheval.prompts import KEYWORD_TASKS
+
+_PUNCTUATION = set(string.punctuation + "\u2018\u2019\u00b4`")
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+
+
+def final_text(reply: str) -> str | None:
+    """The reply without its reasoning: closed ``<think>...</think>`` blocks removed, and everything before a lone
+    ``</think>`` (the opening tag was in the prompt); None when nothing is left or a ``<think>`` block never closes
+    (the reply was cut off while reasoning)."""
+    text = _THINK.sub(" ", reply)
+    lower = text.lower()
+    if "</think>" in lower:
+        text = text[lower.rindex("</think>") + len("</think>"):]
+    elif "<think>" in lower:
+        return None
+    return text.strip() or None
+
+
+def normalize_answer(text: str) -> str:
+    """FaithEval's (SQuAD-style) normalisation: lower case, underscores and punctuation to spaces, articles
+    removed, whitespace collapsed."""
+    text = "".join(" " if ch in _PUNCTUATION else ch for ch in text.lower().replace("_", " "))
+    return " ".join(re.sub(r"\b(a|an|the)\b", " ", text).split())
+
+
+def matches_official(reply: str, keywords: tuple[str, ...]) -> bool:
+    """The reference rule, replayed exactly: any keyword as a substring of the normalised reply ("not" inside
+    "nothing", "knot", "another"; the reference strips the reply first, which normalisation makes a no-op)."""
+    normalized = normalize_answer(reply)
+    return any(keyword in normalized for keyword in keywords)
+
+
+# Word forms the project's rule accepts for a published keyword (regular expressions over normalised text; a keyword
+# not listed matches only itself): inflections and the verb of a listed noun ("conflicting", "disagree"); for "not"
+# the negations the reference's substring test catches ("cannot", "nothing") and the contraction "n't", which
+# normalises to "n t" ("doesn t"); never "note", "knot", "another" or "Nottingham".
+KEYWORD_FORMS: dict[str, str] = {
+    "not": r"not|cannot|nothing|\w+n t",
+    "no answer": r"no answers?",
+    "conflict": r"conflict(?:s|ing|ed)?",
+    "disagreement": r"disagree(?:s|d|ment|ments)?",
+    "contradiction": r"contradict(?:s|ed|ion|ions)?",
+    "inconsistency": r"inconsistenc(?:y|ies)",
+}
+# Keyword phrases are matched within one clause: "No, the answer is Paris" does not hold "no answer".
+_CLAUSE = re.compile(r"[.,;:!?()\[\]{}\"\n\u201c\u201d]+")
+
+
+@functools.lru_cache(maxsize=64)
+def _keyword_pattern(keywords: tuple[str, ...]) -> re.Pattern[str]:
+    forms = "|".join(KEYWORD_FORMS.get(keyword, re.escape(keyword)) for keyword in keywords)
+    return re.compile(rf"(?<!\w)(?:{forms})(?!\w)")
+
+
+def matches_words(reply: str, keywords: tuple[str, ...]) -> bool:
+    """The project's rule: a keyword, or one of its word forms (``KEYWORD_FORMS``), as whole words within one clause
+    of the normalised reply."""
+    pattern = _keyword_pattern(tuple(keywords))
+    return any(pattern.search(normalize_answer(clause)) for clause in _CLAUSE.split(reply))
+
+
+def read_keyword(reply: str, task: str, strict: bool = False) -> bool | None:
+    """Whether a reply to a ``task`` ("unanswerable" / "inconsistent") item holds the task's keyword (``strict``:
+    the single keyword, else the published list) by ``matches_words``, reasoning blocks left out; None when nothing
+    readable is left (empty, punctuation only, or cut off inside a ``<think>`` block)."""
+    text = final_text(reply)
+    if text is None or not normalize_answer(text):
+        return None
+    spec = KEYWORD_TASKS[task]
+    return matches_words(text, spec.strict if strict else spec.lenient)
+
+
+# Words after which a bare "A" / "I" is still a label, not the article or the pronoun ("A because ...").
+_CONNECTIVES = "because|since|as|given|based|according|per|which|or|and|is|was|would|seems|from"
+_WORDLIKE = {"a", "i"}
+
+
+@functools.lru_cache(maxsize=64)
+def _choice_patterns(labels: tuple[str, ...]) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...],
+                                                         re.Pattern[str]]:
+    """(statement patterns, mention patterns, one-label pattern) for a question's option labels."""
+    alternatives = []
+    for label in sorted(labels, key=len, reverse=True):
+        guard = r"(?![\w'\u2019])(?!-\w)"
+        if label.lower() in _WORDLIKE:
+            guard += rf"(?![ \t]+(?!(?:{_CONNECTIVES})\b)[^\W\d_])"
+        alternatives.append(re.escape(label) + guard)
+    one = rf"(?<![\w'\u2019])(?:{'|'.join(alternatives)})"
+    item = rf"(?:(?:option|choice|letter)\s*)?[(\[]?{one}[)\]]?"
+    many = rf"{item}(?:\s*(?:/|\||,|\bor\b|\band\b)\s*{item})*"
+    flags = re.IGNORECASE | re.MULTILINE
+    statements = (
+        # the line is the label: "C", "(C)", "C)", "Option C", "Answer: C", "A/B/C/D" (an echoed placeholder)
+        rf"^[^\w\n]*(?:(?:final\s+)?(?:answer|option|choice|letter)\s*[:=\-]?\s*)?{many}[^\w\n]*$",
+        # "the answer is C", "Answer: C. Reason: ...", "correct option: (C)", JSON "answer": "C"
+        rf"\b(?:answer|option|choice|letter)s?\b[\"'\u2019]?(?:\s*[:=\-\u2013]\s*|\s+(?:is|would\s+be|should\s+be|"
+        rf"will\s+be|must\s+be)\s*:?\s*)[\"'\u201c]?{many}",
+        rf"\b(?:choose|chose|choosing|pick|picked|select|selected|go\s+with|going\s+with|opt\s+for)\s+{many}",
+        rf"{many}\s+(?:is|would\s+be|seems)\s+(?:the\s+)?(?:correct|right|best|true|supported)",
+        rf"\\boxed\{{{many}\}}",
+    )
+    mentions = (
+        rf"^[^\w\n]*[(\[]?{one}(?:[)\].:]|\s+[-\u2013\u2014])",  # "B. green", "B) green", "- C: red"
+        rf"[(\[]{one}[)\]]",  # "(B)" anywhere
+        rf"\b(?:option|choice)\s+{one}",  # "option B"
+    )
+    return (tuple(re.compile(p, flags) for p in statements), tuple(re.compile(p, flags) for p in mentions),
+            re.compile(one, re.IGNORECASE))
+
+
+def _labels_in(patterns: tuple[re.Pattern[str], ...], one: re.Pattern[str], text: str) -> set[str]:
+    return {label.lower() for pattern in patterns for match in pattern.finditer(text)
+            for label in one.findall(match.group(0))}
+
+
+def read_choice(reply: str, labels: list[str], texts: list[str]) -> str | None:
+    """The option a reply chooses, or None when unreadable. Reasoning blocks and markdown emphasis are ignored.
+    (1) Labels stated as the answer ("C", "**C**", "(C)", "Option C", "Answer: C", "the answer is C", "I choose C",
+    "C is correct"); else (2) labels in option position ("C. red" / "C) red" at a line start, "(C)", "option C").
+    The first of these that states any label decides; two different labels there are unreadable. (3) Only when no
+    label is stated: the one option whose normalised text the reply names as whole words. A bare capital letter
+    counts only in these positions, so "A cat ..." and "I think ..." state no label."""
+    text = final_text(reply)
+    if text is None:
+        return None
+    text = text.replace("*", "").replace("`", "").replace("__", "")
+    canonical = {label.lower(): label for label in labels}
+    statements, mentions, one = _choice_patterns(tuple(labels))
+    for patterns in (statements, mentions):
+        stated = _labels_in(patterns, one, text)
+        if stated:
+            return canonical[stated.pop()] if len(stated) == 1 else None
+    named = [label for label, option in zip(labels, texts)
+             if normalize_answer(option) and _has_phrase(text, normalize_answer(option))]
+    return named[0] if len(named) == 1 else None
+
+
+def _has_phrase(text: str, phrase: str) -> bool:
+    """Whether the normalised ``phrase`` occurs as whole words in the normalised ``text``."""
+    return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", normalize_answer(text)) is not None

@@ -1,0 +1,38 @@
+"""PopQA as an extrinsic hallucination proxy (Mallen et al., 2023; HalluLens section 5.2): long-tail entity questions
+graded three ways (hallu_metrics.short_answer_qa), which adds the refusal measure HalluLens asks for; gold = any
+of ``possible_answers``. Results per popularity bin: floor(log10(s_pop)), s_pop = the subject's Wikipedia page
+views, so bin k holds subjects with 10^k to 10^(k+1) - 1 views (0 = least popular = hardest).
+The test set's loaders are in ``data``."""
+
+from __future__ import annotations
+
+import datasets
+
+from hallu_metrics import short_answer_qa as qa
+from hallu_metrics.contract import Benchmark, Breakdown
+from hallu_metrics.popqa.data import popularity_bin, read_official, to_docs
+
+__all__ = ["BENCHMARK", "popularity_bin", "read_official", "to_docs"]
+
+BENCHMARK = Benchmark(
+    name="popqa_hallu",
+    family="hallulens_extrinsic_proxies",
+    paper="PopQA (Mallen et al., 2023); HalluLens (Bang et al., 2025) section 5.2",
+    columns=datasets.Features({"question": datasets.Value("string"), "possible_answers": datasets.Value("string"),
+                               "s_pop": datasets.Value("int64"), "prop": datasets.Value("string")}),
+    doc_columns=("id", "question", "golds", "prop", "s_pop", "popularity_bin"),
+    to_docs=to_docs,
+    metrics=qa.METRICS,
+    judge_item=qa.judge_item,
+    checks=(qa.GRADE,),
+    sample_metrics=qa.sample_metrics,
+    breakdowns=(Breakdown("popularity_bin", "ordered", "popularity bin: floor(log10 s_pop), 0 = least popular"),
+                Breakdown("prop", "category", "relation")),
+    headline=qa.HEADLINE,
+    generator=None,
+    evaluate_module="short_answer_qa",
+    read_official=read_official,
+    extra_summary=qa.f_score,
+    outcomes=qa.OUTCOMES,
+    nullable=("popularity_bin", "s_pop"),
+)

@@ -1,0 +1,54 @@
+"""PreciseWikiQA (HalluLens 3.1): abstention judge, then correctness judge on attempted answers;
+false refusal, hallucination-when-not-refused and correct-answer rates, overall and per bin.
+
+Prompts in ``prompts``, checks in ``checks``, the judging chain (section 3.1.2) in ``chain``, per-sample metrics in
+``metrics``; the ``evaluate`` module is ``hallulens_precisewikiqa/``."""
+
+from __future__ import annotations
+
+import datasets
+
+from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_share
+from hallu_metrics.precisewikiqa.chain import judge_item
+from hallu_metrics.precisewikiqa.checks import ABSTENTION, CORRECTNESS, CORRECTNESS_LABELS
+from hallu_metrics.precisewikiqa.metrics import OUTCOMES, sample_metrics
+
+__all__ = ["ABSTENTION", "BENCHMARK", "CORRECTNESS", "CORRECTNESS_LABELS", "OUTCOMES", "judge_item", "sample_metrics"]
+
+BENCHMARK = Benchmark(
+    name="precisewikiqa",
+    family="hallulens",
+    paper="HalluLens (Bang et al., 2025) section 3.1",
+    columns=datasets.Features(
+        {
+            "id": datasets.Value("string"),
+            "question": datasets.Value("string"),
+            "answer": datasets.Value("string"),
+            "title": datasets.Value("string"),
+            "reference": datasets.Value("string"),
+            "difficulty": datasets.Value("int32"),
+        }
+    ),
+    metrics=(
+        Metric("false_refusal_rate", "rate", False, "abstained / judged (samples with readable verdicts)",
+               conditional=True),
+        Metric(
+            "hallucination_rate",
+            "rate",
+            False,
+            "incorrect or unverifiable / attempted (judged, not abstained)",
+            conditional=True,
+        ),
+        Metric("correct_rate", "rate", True, "correct / judged", conditional=True),
+        unreadable_share(),
+    ),
+    judge_item=judge_item,
+    checks=(ABSTENTION, CORRECTNESS),
+    sample_metrics=sample_metrics,
+    breakdowns=(Breakdown("difficulty", "ordered", "difficulty bin (0 = least central page = hardest)"),),
+    headline=("false_refusal_rate", "hallucination_rate", "correct_rate", "judge_unparseable_rate"),
+    generator="precisewikiqa",
+    nullable=("difficulty",),
+    evaluate_module="hallulens_precisewikiqa",
+    outcomes=OUTCOMES,
+)

@@ -1,0 +1,47 @@
+"""The short-answer grade check: its reader (:func:`parse_grade`) and rule stand-in (:func:`rule_grade`).
+
+The public grader reads its reply with ``re.search("(A|B|C)")``, which finds capitals inside words ("Correct" gives
+C); :func:`parse_grade` accepts only whole-token letters or label words and calls anything else unparseable.
+"""
+
+from __future__ import annotations
+
+from hallu_metrics.judges import structured
+from hallu_metrics.judges.base import Check
+from hallu_metrics.judges.parsing import VerdictReader
+from hallu_metrics.judges.rules import is_abstention_precisewikiqa, matches_gold
+from hallu_metrics.short_answer_qa.prompts import grader_messages
+
+LETTERS = {"A": "CORRECT", "B": "INCORRECT", "C": "NOT_ATTEMPTED"}
+
+_GRADE = VerdictReader(
+    {**LETTERS, **{label: label for label in LETTERS.values()}, "NOT ATTEMPTED": "NOT_ATTEMPTED"}, key="grade"
+)
+
+
+def parse_grade(text: str) -> str | None:
+    """The grade a grader reply states (docs/design.md reader rules): a grade letter (A/B/C, capitals only: "a"
+    is an article) or label word (CORRECT, INCORRECT, NOT_ATTEMPTED / NOT ATTEMPTED, any case) given as the
+    reply, its first word (``B: INCORRECT - ...``, ``**C**``), a ``Grade: X`` line, a last line, a JSON
+    ``{"grade": ...}`` field, or a closing ``... is X.`` with no other grade named. Letters and words that
+    only occur in the grader's reasoning are not a grade; two different stated grades are unreadable (None)."""
+    return _GRADE(text)
+
+
+def rule_grade(item: dict) -> str:
+    """Offline stand-in: PreciseWikiQA's abstention rule -> NOT_ATTEMPTED; a gold answer in the reply
+    (``matches_gold``) -> CORRECT; anything else -> INCORRECT. Agreement with hand labels: docs/benchmarks.md."""
+    if is_abstention_precisewikiqa(item["response"]):
+        return "NOT_ATTEMPTED"
+    return "CORRECT" if any(matches_gold(item["response"], gold) for gold in item["golds"]) else "INCORRECT"
+
+
+GRADE = Check(
+    name="short_answer_grade",
+    messages=grader_messages,
+    parse=parse_grade,
+    reminder="Reply with exactly one letter: A (CORRECT), B (INCORRECT) or C (NOT_ATTEMPTED).",
+    rule=rule_grade,
+    structured=structured.label("grade", ("A", "B", "C"), as_text=str),
+    max_tokens=16,
+)

@@ -1,0 +1,56 @@
+"""Why judge calls failed, said once per endpoint and cause: a dead endpoint, a refused key (naming the environment
+variable it was read from), rate limiting, timeouts, other HTTP errors. Read from the (redacted) error texts that
+failed verdicts keep, so a re-scored samples log explains its failures too."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from hallubench.errors import HallubenchError
+from hallubench.specs import parse_spec
+
+_URL = r"(?P<url>https?://[^\s,;()]+)"
+_UNREACHABLE = "unreachable: nothing answers there (is the server running?)"
+_CAUSES = (  # (pattern, cause); the first that matches names the failure
+    (re.compile(rf"endpoints? {_URL}[^:]* unreachable"), _UNREACHABLE),
+    (re.compile(rf"Connect\w*\b[^\n]*? from {_URL}"), _UNREACHABLE),
+    (re.compile(rf"HTTP (?P<code>401|403) from {_URL}"),
+     "authentication refused (HTTP {code}): check the key in ${key}"),
+    (re.compile(rf"HTTP 429 from {_URL}"),
+     "rate-limited (HTTP 429) on every retry: lower concurrency= or raise max_retries= / backoff="),
+    (re.compile(rf"(?:Read|Write|Pool)Timeout from {_URL}"), "no complete reply within timeout=: raise timeout="),
+    (re.compile(rf"over \d+ bytes from {_URL}"), "reply larger than max_reply_bytes="),
+    (re.compile(rf"HTTP (?P<code>\d{{3}}) from {_URL}"), "HTTP {code}"),
+)
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+
+
+def _key_env(url: str, judge_specs: Iterable[str]) -> str:
+    """The environment variable the judge serving ``url`` reads its key from."""
+    for text in judge_specs:
+        try:
+            spec = parse_spec(text, ("openai",))
+        except HallubenchError:  # another kind of judge (rule, hhem:, hf:): no key
+            continue
+        if any(url.startswith(base.strip().rstrip("/")) for base in str(spec.args.get("base_url", "")).split("|")):
+            return str(spec.args.get("api_key_env", DEFAULT_KEY_ENV))
+    return DEFAULT_KEY_ENV
+
+
+def failure_causes(errors: Iterable[str], judge_specs: Mapping[str, str]) -> list[str]:
+    """One line per (endpoint, cause), most frequent first: ``N judge calls to URL failed: CAUSE``."""
+    counted: Counter[tuple[str, str]] = Counter()
+    for error in errors:
+        for pattern, cause in _CAUSES:
+            found = pattern.search(error)
+            if found:
+                url = found["url"].rstrip(":.").removesuffix("/chat/completions")
+                fields = {"code": found.groupdict().get("code"), "key": _key_env(url, judge_specs.values())}
+                counted[(url, cause.format(**fields))] += 1
+                break
+        else:
+            counted[("", (error.strip().splitlines() or ["no error text"])[0][:160])] += 1
+    return [f"{n} judge call{'s' if n > 1 else ''}{f' to {url}' if url else ''} failed: {cause}"
+            for (url, cause), n in counted.most_common()]
