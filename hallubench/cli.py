@@ -123,6 +123,10 @@ def _score(args: argparse.Namespace) -> int:
         report.plot(result, benchmark, Path(args.plot))
         print(f"[hallubench] plot written to {args.plot}", file=sys.stderr)
     print(f"[hallubench] results written to {args.out}", file=sys.stderr)
+    too_long = result.get("counts", {}).get("too_long")
+    if too_long:
+        print(f"[hallubench] {args.task}: {too_long} response(s) over the size limits were not judged (outcome "
+              "too_long; see docs/reliability.md); they count toward no metric", file=sys.stderr)
     unreadable = result["unreadable"]
     if unreadable["items"] or result["judge_failed"]:
         advice = ("re-run to resume failed calls; --retry-unparseable re-asks unreadable replies; structured=true on "

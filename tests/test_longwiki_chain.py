@@ -227,3 +227,24 @@ def test_a_response_with_a_lone_surrogate_is_judged_not_a_traceback(store, tmp_p
     assert main(["score", "--task", "longwiki", "--judge", "rule", "--samples", str(samples), "--knowledge", store,
                  "--out", str(out)]) == 0
     assert json.loads(out.read_text())["claims"] == 2
+
+
+def test_a_response_over_the_size_limits_is_too_long_not_judged(store, tmp_path, monkeypatch, capsys):
+    """A 5 MB response and one of 401 sentences: no judge call, outcome too_long, in no metric; score says how many
+    were left out (the lm-eval samples keep the counts)."""
+    judge = ScriptedJudge()
+    huge, many = "Sirius is bright. " * 300_000, "It is. " * 401
+    records = judge_responses(lw.BENCHMARK, [huge, many, ANSWER], [DOC, DOC, DOC], judges_for(store, judge))
+    assert [r["outcome"] for r in records[:2]] == ["too_long", "too_long"]
+    assert records[0]["too_long"] == {"chars": len(huge), "max_chars": 100_000}
+    assert records[1]["too_long"] == {"sentences": 401, "max_sentences": 400}
+    assert all(item["response"] == ANSWER for _, item in judge.asked if "response" in item)
+    assert lw.sample_metrics(records[0])["judge_unparseable_rate"] == 0.0 and lw.sample_metrics(records[0])[
+        "precision"] is None
+    monkeypatch.setenv("HALLUBENCH_RETRIEVAL", "bm25")
+    samples = tmp_path / "samples_longwiki.jsonl"
+    samples.write_text(json.dumps({"doc": {**DOC, "k": 32}, "resps": [[many]]}) + "\n")
+    assert main(["score", "--task", "longwiki", "--judge", "rule", "--samples", str(samples), "--knowledge", store,
+                 "--out", str(tmp_path / "r.json")]) == 0
+    assert json.loads((tmp_path / "r.json").read_text())["counts"]["too_long"] == 1
+    assert "longwiki: 1 response(s) over the size limits were not judged" in capsys.readouterr().err

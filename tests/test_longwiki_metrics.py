@@ -40,7 +40,7 @@ def test_refused_and_claimless_responses_count_only_in_their_rates():
     assert r["counted"]["precision"] == 2
     assert r["precision"] == pytest.approx((0.5 + 1.0) / 2)
     assert r["recall_at_k"] == pytest.approx((2 / 32 + 10 / 32) / 2)
-    assert r["counts"] == {"refused": 1, "no_claims": 1, "judged": 2, "unjudged": 0}
+    assert r["counts"] == {"refused": 1, "no_claims": 1, "judged": 2, "unjudged": 0, "too_long": 0}
     assert r["claims"] == 14 and r["supported_claims"] == 12 and r["k"] == [32]
 
 

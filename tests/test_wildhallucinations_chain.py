@@ -161,3 +161,18 @@ def test_bad_settings_are_one_line_errors():
         wh.EvidenceSettings.from_settings({"retrieval": "grep"})
     with pytest.raises(HallubenchError, match="top_k"):
         wh.EvidenceSettings.from_settings({"top_k": "five"})
+
+
+@pytest.mark.parametrize("response, excess", [
+    ("Lake Baikal is deep. " * 5_000, {"chars": 105_000, "max_chars": 100_000}),
+    ("It is. " * 401, {"sentences": 401, "max_sentences": 400}),
+])
+def test_a_response_over_the_size_limits_is_too_long_not_judged(response, excess):
+    """Over 100,000 characters or 400 sentences: no judge call, outcome too_long with what it exceeds, the start of
+    the response kept, and no metric counts it (not even the unreadable share)."""
+    scripted = ScriptedJudge(FACTS)
+    record = judge(scripted, doc("Lake Baikal"), response)
+    assert (record["outcome"], record["too_long"], scripted.asked) == ("too_long", excess, [])
+    assert len(record["response"]) <= 1_000
+    assert set(wh.sample_metrics(record).values()) == {None, 0.0}
+    assert wh.BENCHMARK.summarize([record], [doc("Lake Baikal")])["counts"]["too_long"] == 1

@@ -62,7 +62,7 @@ def test_summary_over_the_four_cases():
     assert result["facts_per_response"] == pytest.approx(8 / 3)
     assert result["facts_per_response_reference"] == pytest.approx(8 / 2)  # FActScore's: fact-bearing responses
     assert result["counts"] == {"abstained": 1, "all_supported": 1, "some_unsupported": 1, "no_facts": 1,
-                                "unjudged": 0}
+                                "unjudged": 0, "too_long": 0}
     assert result["counted"]["wildfactscore"] == 2 and result["counted"]["wildfactscore_strict"] == 4
 
 

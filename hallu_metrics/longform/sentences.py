@@ -18,6 +18,12 @@ from segtok.segmenter import split_single
 from hallu_metrics.judges.prompts import without_delimiters
 
 MIN_SENTENCE_CHARS = 5
+# Size limits of a judged long-form response: about 20 times the longest answer the papers' generation settings
+# allow (1,024 tokens, some 50 sentences); past them a response is not judged (outcome ``too_long``), since every
+# sentence costs judge calls and a 50 MB reply would run for hours.
+MAX_RESPONSE_CHARS = 100_000
+MAX_SENTENCES = 400
+KEPT_CHARS = 1_000  # of a too-long response, kept in its record
 CONTEXT_BEFORE = 3
 CONTEXT_AFTER = 1
 START_MARK, END_MARK = "<SOS>", "<EOS>"
@@ -43,6 +49,14 @@ def mark(sentence: str) -> str:
 
 def _unmarked(sentence: str) -> str:
     return without_delimiters(sentence, _SENTENCE_MARK)
+
+
+def size_excess(text: str) -> dict[str, int] | None:
+    """What a response exceeds (its characters, or its sentences, with the limit), or None within both limits."""
+    if len(text) > MAX_RESPONSE_CHARS:
+        return {"chars": len(text), "max_chars": MAX_RESPONSE_CHARS}
+    sentences = len(split_sentences(text))
+    return {"sentences": sentences, "max_sentences": MAX_SENTENCES} if sentences > MAX_SENTENCES else None
 
 
 def split_sentences(text: str) -> list[str]:

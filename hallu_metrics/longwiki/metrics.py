@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-OUTCOMES = ("refused", "no_claims", "judged", "unjudged")
+OUTCOMES = ("refused", "no_claims", "judged", "unjudged", "too_long")
 
 
 def precision(supported: int, claims: int) -> float:
@@ -28,10 +28,10 @@ def f1_at_k(precision_value: float, recall_value: float) -> float:
 def sample_metrics(record: Mapping[str, Any], doc: Mapping[str, Any] | None = None) -> dict[str, float | None]:
     """Per-response values; precision, recall@K and F1@K are None unless the response was judged with claims.
     An unjudged response (any unreadable or failed verdict) counts only in ``judge_unparseable_rate``: every other
-    rate is over responses with readable verdicts. ``abstain_rate_reference`` is the HalluLens reference code's
-    abstain ratio (refused or claim-less)."""
+    rate is over responses with readable verdicts; a response over the size limits (``too_long``) counts in none.
+    ``abstain_rate_reference`` is the HalluLens reference code's abstain ratio (refused or claim-less)."""
     outcome = record["outcome"]
-    judged = outcome != "unjudged"
+    judged = outcome not in ("unjudged", "too_long")
     values: dict[str, float | None] = {"precision": None, "recall_at_k": None, "f1_at_k": None}
     if outcome == "judged":
         p = precision(record["supported"], record["n_claims"])
@@ -42,7 +42,7 @@ def sample_metrics(record: Mapping[str, Any], doc: Mapping[str, Any] | None = No
         **values,
         "no_claim_rate": float(outcome == "no_claims") if judged else None,
         "abstain_rate_reference": float(outcome in ("refused", "no_claims")) if judged else None,
-        "judge_unparseable_rate": float(not judged),
+        "judge_unparseable_rate": float(outcome == "unjudged"),
     }
 
 

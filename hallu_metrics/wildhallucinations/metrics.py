@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 LENGTH_PENALTY_GAMMA = 10  # FActScore's length penalty (Min et al., 2023, section 4.3)
-OUTCOMES = ("abstained", "all_supported", "some_unsupported", "no_facts", "unjudged")
+OUTCOMES = ("abstained", "all_supported", "some_unsupported", "no_facts", "unjudged", "too_long")
 WIKIPEDIA_DOMAIN = "wikipedia.org"
 
 
@@ -46,10 +46,11 @@ def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str,
     """Per-sample values (None = does not count) from the record's ``outcome``, ``n_facts`` and ``n_supported``.
     A response without facts counts as responding, is left out of WildFActScore (as FActScore skips it) and scores
     0 on WildFActScore-Strict (nothing in it was verified). An unjudged response (any unreadable or failed verdict)
-    counts only in ``judge_unparseable_rate``, whatever its other verdicts said."""
+    counts only in ``judge_unparseable_rate``, whatever its other verdicts said; a response over the size limits
+    (``too_long``) counts in none."""
     result = record["outcome"]
-    if result == "unjudged":
-        return {"response_rate": None, "judge_unparseable_rate": 1.0, "wildfactscore": None,
+    if result in ("unjudged", "too_long"):
+        return {"response_rate": None, "judge_unparseable_rate": float(result == "unjudged"), "wildfactscore": None,
                 "wildfactscore_strict": None, "facts_per_response": None, "facts_per_response_reference": None,
                 "wildfactscore_length_penalized": None}
     abstained = result == "abstained"

@@ -14,7 +14,7 @@ toward no metric but judge_unparseable_rate."""
 
 _INPUTS = """
 Args:
-    outcomes: per response "refused", "no_claims", "judged" or "unjudged" (the judged records' `outcome`).
+    outcomes: per response "refused", "no_claims", "judged", "unjudged" or "too_long" (the judged records' `outcome`).
     claims: per response the number of de-duplicated claims verified (0 unless judged).
     supported: per response the number of claims judged supported.
     ks: per response the K of recall@K (32 in the paper).

@@ -24,9 +24,9 @@ domain (`category`), Wikipedia / non-Wikipedia entity (`wiki`: any knowledge URL
 
 _INPUTS = """
 Args:
-    outcomes: per response "abstained", "all_supported", "some_unsupported", "no_facts" or "unjudged" (the judged
-        records' `outcome`, as in an lm-eval samples log). An unjudged response does not count for any metric but
-        judge_unparseable_rate.
+    outcomes: per response "abstained", "all_supported", "some_unsupported", "no_facts", "unjudged" or "too_long"
+        (the judged records' `outcome`, as in an lm-eval samples log). An unjudged response does not count for any
+        metric but judge_unparseable_rate; a too_long one (over the size limits) for none.
     supported_facts: per response the number of atomic facts judged supported.
     total_facts: per response the number of atomic facts.
     categories: per response the entity's domain.
