@@ -55,6 +55,7 @@ def make_inputs(work: Path) -> None:
     (work / "pages_broken.jsonl").write_text(f"{page}\n\n{{broken\n")
     (work / "pages_no_text.jsonl").write_text(f"{page}\n" + json.dumps({"title": "Lyon", "body": "x"}) + "\n")
     (work / "pages_list_title.jsonl").write_text(json.dumps({"title": ["Paris"], "text": "x"}) + "\n")
+    (work / "articles_no_markdown.jsonl").write_text(json.dumps({"title": "Paris", "body": "x"}) + "\n")
 
 
 REPORT_INPUTS = {  # result files of the wrong shape: report names the file and the field
@@ -164,6 +165,9 @@ CASES = [
                  "pages_no_text.jsonl:2: no 'text' field", id="knowledge-missing-field"),
     pytest.param(["knowledge", "build", "--source", "pages_list_title.jsonl", "--out", "kb"], 2,
                  "pages_list_title.jsonl:1: 'title' must be text, got list", id="knowledge-list-title"),
+    pytest.param(["generate", "precisewikiqa", "--source", "articles_no_markdown.jsonl", "--n", "1", "--out", "set",
+                  "--generator", OPENAI], 2, "articles_no_markdown.jsonl:1: no 'markdown' field",
+                 id="generate-source-field"),
     # eval: mistakes caught before lm-eval loads a model
     pytest.param(
         ["eval", "--model", "hf", "--tasks", "precisewikqa"], 2, "did you mean precisewikiqa", id="eval-task-typo"
