@@ -9,6 +9,7 @@ killed runs (``.NAME.tmp-PID``) are removed by the next write to the same path.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
@@ -70,12 +71,14 @@ def hidden_sibling(path: Path, tag: str) -> Path:
 
 
 def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (another user's process, or a number no process can have, counts as running:
+    its temporaries are left alone)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except (PermissionError, OverflowError):
-        return True  # another user's process (or a number no process can have: leave it alone)
+        pass
     return True
 
 
@@ -85,7 +88,7 @@ def remove_stale_temporaries(path: Path) -> None:
     if not path.parent.is_dir():
         return
     removed = []
-    for entry in sorted(path.parent.glob(f".{glob_escape(path.stem)}.*-*")):
+    for entry in sorted(path.parent.glob(f".{glob.escape(path.stem)}.*-*")):
         found = _TEMPORARY.fullmatch(entry.name)
         if not found or (found["stem"], found["suffix"]) != (path.stem, path.suffix) or _alive(int(found["pid"])):
             continue
@@ -101,11 +104,6 @@ def remove_stale_temporaries(path: Path) -> None:
     if removed:
         print(f"[hallubench] removed {len(removed)} temporary file(s) of killed runs next to {path}: "
               f"{', '.join(removed)}", file=sys.stderr)
-
-
-def glob_escape(text: str) -> str:
-    """``text`` with glob metacharacters bracketed, so that it matches only itself."""
-    return re.sub(r"([*?\[])", r"[\1]", text)
 
 
 def _first_line(path: Path) -> str:
@@ -139,13 +137,15 @@ def sqlite_application_id(path: Path) -> int | None:
     return int.from_bytes(header[68:72], "big")
 
 
-def written_by(path: Path, command: str) -> bool:
-    """Whether the existing file ``path`` carries the mark of ``hallubench COMMAND`` (JSON ``written_by``, PNG
-    ``Software``, Markdown's first line, SQLite application id; a CSV's first line must equal ``command``'s header,
-    passed as ``csv_header`` by the caller through :func:`check_replaceable`)."""
+def written_by(path: Path, command: str, csv_header: str | None = None) -> bool:
+    """Whether the existing file ``path`` carries the mark of ``hallubench COMMAND``: JSON ``written_by``, PNG
+    ``Software``, Markdown's first line, SQLite application id, or (a CSV) a first line equal to ``csv_header``, the
+    exact header the command writes."""
     mark = f"{MARKER} {command}"
     try:
         suffix = path.suffix.lower()
+        if suffix == ".csv":
+            return csv_header is not None and _first_line(path) == csv_header
         if suffix == ".json":
             data = json.loads(path.read_text(encoding="utf-8"))
             return isinstance(data, dict) and data.get("written_by") == mark
@@ -168,20 +168,9 @@ def check_replaceable(
     for source in inputs:
         if _same_file(path, source):
             raise HallubenchError(f"{what} {path} is also an input of this run ({source}); choose another path")
-    if not path.exists() or overwrite:
-        return
-    mine = (csv_header is not None and path.suffix.lower() == ".csv" and _readable_first_line(path) == csv_header) or (
-        written_by(path, command))
-    if not mine:
+    if path.exists() and not overwrite and not written_by(path, command, csv_header):
         raise HallubenchError(f"{what} {path} exists and was not written by hallubench {command}; pass --overwrite to "
                               "replace it")
-
-
-def _readable_first_line(path: Path) -> str | None:
-    try:
-        return _first_line(path)
-    except OSError:
-        return None
 
 
 def _same_file(a: Path, b: Path) -> bool:

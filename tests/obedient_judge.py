@@ -31,7 +31,9 @@ _OPEN = re.compile(r"(?:<\s*){2,}BEGIN\s+(?P<name>[A-Z0-9 ]+?)\s*(?:#(?P<code>\w
 
 def _view(text: str) -> str:
     text = "".join(ch for ch in unicodedata.normalize("NFKC", text) if unicodedata.category(ch) != "Cf")
-    return text.replace("\u00ab", "<<").replace("\u00bb", ">>")
+    for opening, closing in ("\u00ab\u00bb", "\u226a\u226b", "\u300a\u300b"):  # guillemets, much-less-than, CJK
+        text = text.replace(opening, "<<").replace(closing, ">>")
+    return text
 
 
 def _read(prompt: str) -> tuple[str, list[tuple[str, str]]]:

@@ -27,7 +27,8 @@ _DELIMITER = re.compile(r"(?:<\s*){2,}/?\s*(?:BEGIN|END)\b[^<>\n]{0,80}>(?:\s*>)
 # characters read as "<" or ">" beyond what NFKC maps (full-width and small forms NFKC handles itself)
 _ANGLE_LOOKALIKES = {"\u00ab": "<<", "\u00bb": ">>", "\u2039": "<", "\u203a": ">", "\u2329": "<", "\u232a": ">",
                      "\u27e8": "<", "\u27e9": ">", "\u3008": "<", "\u3009": ">", "\u276e": "<", "\u276f": ">",
-                     "\u02c2": "<", "\u02c3": ">", "\u1438": "<", "\u1433": ">", "\u2276": "<>", "\u2277": "><"}
+                     "\u02c2": "<", "\u02c3": ">", "\u1438": "<", "\u1433": ">", "\u2276": "<>", "\u2277": "><",
+                     "\u226a": "<<", "\u226b": ">>", "\u300a": "<<", "\u300b": ">>"}
 # text with none of these cannot hold a delimiter, even a disguised one (the fast path)
 _MAY_DELIMIT = re.compile("[<>\uff1c\uff1e\ufe64\ufe65" + "".join(_ANGLE_LOOKALIKES) + "]")
 CODE_LENGTH = 8
