@@ -219,6 +219,7 @@ SUBCOMMANDS: dict[str, str] = {  # name -> help, listed by `hallubench --help` w
     "eval": "lm_eval with hallubench's tasks included (all arguments pass through)",
     "score": "judge saved lm-eval samples without re-running the model",
     "report": "compare models: one table per benchmark (markdown + CSV) and plots",
+    "agreement": "a judge's agreement with human labels on one check (accuracy, Cohen's kappa, confusion)",
 }
 
 
@@ -341,7 +342,12 @@ def _builders(argv: list[str] | None) -> dict[str, Builder]:
 
         add_parser(subparsers)
 
-    return {"generate": generate, "knowledge": knowledge, "judge-templates": judge_templates,
+    def agreement(subparsers: argparse._SubParsersAction) -> None:
+        from hallubench.agreement import add_parser
+
+        add_parser(subparsers)
+
+    return {"generate": generate, "knowledge": knowledge, "judge-templates": judge_templates, "agreement": agreement,
             "tasks-path": _add_simple("tasks-path", _tasks_path), "model-args": _add_simple("model-args", _model_args),
             "score": _add_score, "report": _add_report}
 

@@ -32,7 +32,8 @@ hallubench generate mixedentities --n-per-domain "${N_PER_DOMAIN:-3}" --seed "$S
 hallubench generate generatedentities --n-business "${N_PER_DOMAIN:-3}" --n-event "${N_PER_DOMAIN:-3}" \
   --n-product "${N_PER_DOMAIN:-3}" --seed "$SEED" --generators smollm2 smollm2 smollm2 \
   --out "$OUT/sets/generatedentities" --overwrite
-hallubench knowledge build --source wiki-offline --out "$OUT/kb" --overwrite
+rm -rf "$OUT/kb"  # this script's own store, rebuilt every run (one built before hallubench marked its files is refused by --overwrite)
+hallubench knowledge build --source wiki-offline --out "$OUT/kb"
 hallubench generate longwiki --source wiki-offline --question-writer offline --knowledge "$OUT/kb" \
   --n "${N_LONGWIKI:-5}" --seed "$SEED" --out "$OUT/sets/longwiki" --overwrite
 hallubench generate wildhallucinations --entities-from wiki-offline --n "${N_WILD:-4}" --seed "$SEED" \
