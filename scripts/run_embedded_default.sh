@@ -80,6 +80,7 @@ mv "$OUT"/lm_eval/{main,rubric}/*/* "$OUT/lm_eval/$MODEL/" 2>/dev/null || true
 rm -rf "$OUT/lm_eval/main" "$OUT/lm_eval/rubric"
 
 step "scores, tables and plots"
+rm -rf "$OUT/results" "$OUT/report"  # this script's own outputs, rebuilt every run (older ones carry no hallubench mark)
 for task in precisewikiqa mixedentities generatedentities longwiki wildhallucinations_greedy simpleqa_hallu \
             faithfulness_rubric_so; do
   samples=$(ls "$OUT/lm_eval/$MODEL"/samples_"${task}"_*.jsonl 2>/dev/null | head -n 1 || true)
