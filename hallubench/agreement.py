@@ -14,13 +14,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from hallubench.errors import HallubenchError
+from hallubench.seeding import seeded_rng
 
 BOOTSTRAP_RESAMPLES = 1000
 
@@ -44,7 +44,7 @@ def agreement_figures(human: Sequence[str], judged: Sequence[str | None], seed: 
     def kappa(a: Sequence[str], b: Sequence[str]) -> float | None:
         return None if len(set(a) | set(b)) < 2 else float(cohen_kappa_score(a, b, labels=labels))
 
-    rng = random.Random(seed)
+    rng = seeded_rng(seed, "agreement bootstrap")
     draws = [[rng.randrange(len(pairs)) for _ in pairs] for _ in range(BOOTSTRAP_RESAMPLES)]
     accuracies = sorted(sum(truth[i] == verdicts[i] for i in draw) / len(draw) for draw in draws)
     kappas = sorted(k for draw in draws if (k := kappa([truth[i] for i in draw], [verdicts[i] for i in draw]))
