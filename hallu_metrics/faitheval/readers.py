@@ -8,22 +8,9 @@ import re
 import string
 
 from hallu_metrics.faitheval.prompts import KEYWORD_TASKS
+from hallu_metrics.judges.parsing import final_text
 
 _PUNCTUATION = set(string.punctuation + "\u2018\u2019\u00b4`")
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
-
-
-def final_text(reply: str) -> str | None:
-    """The reply without its reasoning: closed ``<think>...</think>`` blocks removed, and everything before a lone
-    ``</think>`` (the opening tag was in the prompt); None when nothing is left or a ``<think>`` block never closes
-    (the reply was cut off while reasoning)."""
-    text = _THINK.sub(" ", reply)
-    lower = text.lower()
-    if "</think>" in lower:
-        text = text[lower.rindex("</think>") + len("</think>"):]
-    elif "<think>" in lower:
-        return None
-    return text.strip() or None
 
 
 def normalize_answer(text: str) -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from hallu_metrics.halueval.prompts import NO, YES
+from hallu_metrics.judges.parsing import final_text
 
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _VERDICT = r"(?<![\w'\u2019])(?:yes|no)(?![\w'\u2019])(?!-\w)"
 _VERDICTS = rf"{_VERDICT}(?:\s*(?:/|\||\bor\b)\s*{_VERDICT})*"  # "Yes/No", "Yes or No": an echoed placeholder
 # After a label, "no" followed by a word is the determiner ("the answer: no evidence ..."), unless that word goes on
@@ -27,18 +27,6 @@ _STATED = tuple(re.compile(p, re.IGNORECASE | re.MULTILINE) for p in (
 ))
 _FIRST_WORD = re.compile(rf"\A[^\w]*({_VERDICT})", re.IGNORECASE)  # "No hallucination.", "Yes it is"
 _ONE = re.compile(_VERDICT, re.IGNORECASE)
-
-
-def final_text(reply: str) -> str | None:
-    """The reply without its reasoning: closed ``<think>...</think>`` blocks removed, and everything before a lone
-    ``</think>``; None when nothing is left or a ``<think>`` block never closes (cut off while reasoning)."""
-    text = _THINK.sub(" ", reply)
-    lower = text.lower()
-    if "</think>" in lower:
-        text = text[lower.rindex("</think>") + len("</think>"):]
-    elif "<think>" in lower:
-        return None
-    return text.strip() or None
 
 
 def extract_official(text: str) -> str | None:

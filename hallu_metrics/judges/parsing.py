@@ -42,6 +42,22 @@ def visible_reply(text: str) -> str | None:
     return None if _THINK_OPEN.search(text) else text
 
 
+_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+
+
+def final_text(reply: str) -> str | None:
+    """A model's own answer without its reasoning (HaluEval, FaithEval read the model under test): closed
+    ``<think>...</think>`` blocks removed, and everything before a lone ``</think>`` (the opening tag was in the
+    prompt); None when nothing is left or a ``<think>`` block never closes (cut off while reasoning)."""
+    text = _THINK_BLOCK.sub(" ", reply)
+    lower = text.lower()
+    if "</think>" in lower:
+        text = text[lower.rindex("</think>") + len("</think>"):]
+    elif "<think>" in lower:
+        return None
+    return text.strip() or None
+
+
 _BOOL_FIELD = r"[*_`\"']*{key}[*_`\"']*\s*[:=]\s*(?P<value>[^,}}\n]*)"
 _BOOL_WORDS = {"true": True, "false": False, "yes": True, "no": False}
 

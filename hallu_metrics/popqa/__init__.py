@@ -15,24 +15,15 @@ from hallu_metrics.popqa.data import popularity_bin, read_official, to_docs
 __all__ = ["BENCHMARK", "popularity_bin", "read_official", "to_docs"]
 
 BENCHMARK = Benchmark(
+    **qa.GRADED_BENCHMARK,
     name="popqa_hallu",
-    family="hallulens_extrinsic_proxies",
     paper="PopQA (Mallen et al., 2023); HalluLens (Bang et al., 2025) section 5.2",
     columns=datasets.Features({"question": datasets.Value("string"), "possible_answers": datasets.Value("string"),
                                "s_pop": datasets.Value("int64"), "prop": datasets.Value("string")}),
     doc_columns=("id", "question", "golds", "prop", "s_pop", "popularity_bin"),
     to_docs=to_docs,
-    metrics=qa.METRICS,
-    judge_item=qa.judge_item,
-    checks=(qa.GRADE,),
-    sample_metrics=qa.sample_metrics,
     breakdowns=(Breakdown("popularity_bin", "ordered", "popularity bin: floor(log10 s_pop), 0 = least popular"),
                 Breakdown("prop", "category", "relation")),
-    headline=qa.HEADLINE,
-    generator=None,
-    evaluate_module="short_answer_qa",
     read_official=read_official,
-    extra_summary=qa.f_score,
-    outcomes=qa.OUTCOMES,
     nullable=("popularity_bin", "s_pop"),
 )

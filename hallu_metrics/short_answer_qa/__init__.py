@@ -23,5 +23,19 @@ from hallu_metrics.short_answer_qa.chain import judge_item
 from hallu_metrics.short_answer_qa.checks import GRADE, LETTERS, parse_grade, rule_grade
 from hallu_metrics.short_answer_qa.metrics import HEADLINE, METRICS, OUTCOMES, f_score, sample_metrics
 
-__all__ = ["GRADE", "HEADLINE", "LETTERS", "METRICS", "OUTCOMES", "f_score", "judge_item", "parse_grade", "rule_grade",
-           "sample_metrics"]
+__all__ = ["GRADE", "GRADED_BENCHMARK", "HEADLINE", "LETTERS", "METRICS", "OUTCOMES", "f_score", "judge_item",
+           "parse_grade", "rule_grade", "sample_metrics"]
+
+# The declaration fields every benchmark graded this way shares (its data, columns and breakdowns are its own).
+GRADED_BENCHMARK = {
+    "family": "hallulens_extrinsic_proxies",
+    "metrics": METRICS,
+    "judge_item": judge_item,
+    "checks": (GRADE,),
+    "sample_metrics": sample_metrics,
+    "headline": HEADLINE,
+    "generator": None,
+    "evaluate_module": "short_answer_qa",
+    "extra_summary": f_score,
+    "outcomes": OUTCOMES,
+}

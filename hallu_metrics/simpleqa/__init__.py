@@ -16,21 +16,12 @@ __all__ = ["BENCHMARK", "OFFICIAL_FILE", "read_official", "to_docs"]
 _TEXT = datasets.Value("string")
 
 BENCHMARK = Benchmark(
+    **qa.GRADED_BENCHMARK,
     name="simpleqa_hallu",
-    family="hallulens_extrinsic_proxies",
     paper="SimpleQA (Wei et al., 2024); HalluLens (Bang et al., 2025) section 5.2",
     columns=datasets.Features({"metadata": _TEXT, "problem": _TEXT, "answer": _TEXT}),
     doc_columns=("id", "question", "answer", "golds", "topic", "answer_type"),
     to_docs=to_docs,
-    metrics=qa.METRICS,
-    judge_item=qa.judge_item,
-    checks=(qa.GRADE,),
-    sample_metrics=qa.sample_metrics,
     breakdowns=(Breakdown("topic", "category", "topic"), Breakdown("answer_type", "category", "answer type")),
-    headline=qa.HEADLINE,
-    generator=None,
-    evaluate_module="short_answer_qa",
     read_official=read_official,
-    extra_summary=qa.f_score,
-    outcomes=qa.OUTCOMES,
 )
