@@ -51,12 +51,15 @@ def _unmarked(sentence: str) -> str:
     return without_delimiters(sentence, _SENTENCE_MARK)
 
 
-def size_excess(text: str) -> dict[str, int] | None:
-    """What a response exceeds (its characters, or its sentences, with the limit), or None within both limits."""
+def sentences_within_limits(text: str) -> tuple[list[str], dict[str, int] | None]:
+    """(the sentences of a response, None) within both size limits; else ([], what it exceeds with the limit). A
+    response over the character limit is not split at all."""
     if len(text) > MAX_RESPONSE_CHARS:
-        return {"chars": len(text), "max_chars": MAX_RESPONSE_CHARS}
-    sentences = len(split_sentences(text))
-    return {"sentences": sentences, "max_sentences": MAX_SENTENCES} if sentences > MAX_SENTENCES else None
+        return [], {"chars": len(text), "max_chars": MAX_RESPONSE_CHARS}
+    sentences = split_sentences(text)
+    if len(sentences) > MAX_SENTENCES:
+        return [], {"sentences": len(sentences), "max_sentences": MAX_SENTENCES}
+    return sentences, None
 
 
 def split_sentences(text: str) -> list[str]:

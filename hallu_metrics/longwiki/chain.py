@@ -9,7 +9,7 @@ from typing import Any
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.longform.claims import CLAIM_EXTRACTION, dedupe_claims
 from hallu_metrics.longform.refusal import KNOWLEDGEABLE
-from hallu_metrics.longform.sentences import KEPT_CHARS, size_excess, snippets, split_sentences
+from hallu_metrics.longform.sentences import KEPT_CHARS, sentences_within_limits, snippets
 from hallu_metrics.longform.verification import VERIFICATION
 from hallu_metrics.longwiki.evidence import Evidence, open_evidence
 from hallu_metrics.longwiki.options import claim_k
@@ -31,7 +31,7 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
     """Refusal -> claims per sentence snippet -> evidence and verification per claim (section 3.2.2)."""
     record: dict[str, Any] = {"response": response, "k": claim_k(doc, judges.settings), "snippets": [], "claims": [],
                               "n_claims": 0, "supported": 0}
-    excess = size_excess(response)
+    sentences, excess = sentences_within_limits(response)
     if excess:  # not judged: counted as too_long, in no metric
         return {**record, "response": response[:KEPT_CHARS], "outcome": "too_long", "too_long": excess}
     knowledgeable = await judges.get("judge").ask(KNOWLEDGEABLE, {"question": doc["prompt"], "response": response})
@@ -39,7 +39,7 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
     if not knowledgeable.ok or not knowledgeable.label:  # unreadable, or not knowledgeable: a refusal
         record["outcome"] = "unjudged" if not knowledgeable.ok else "refused"
         return record
-    units = snippets(split_sentences(response))
+    units = snippets(sentences)
     extractor = judges.get("judge_claims")
     extractions = await asyncio.gather(*(
         extractor.ask(CLAIM_EXTRACTION, {"question": doc["prompt"], "snippet": s.text, "sentence": s.sentence})

@@ -13,7 +13,7 @@ from hallu_metrics.longform.atomic_facts import ATOMIC_FACTS
 from hallu_metrics.longform.passages import Passage
 from hallu_metrics.longform.refusal import KNOWLEDGEABLE
 from hallu_metrics.longform.retrieval import query
-from hallu_metrics.longform.sentences import KEPT_CHARS, MIN_SENTENCE_CHARS, size_excess, split_sentences
+from hallu_metrics.longform.sentences import KEPT_CHARS, MIN_SENTENCE_CHARS, sentences_within_limits
 from hallu_metrics.longform.verification import VERIFICATION
 from hallu_metrics.wildhallucinations.evidence import (
     EvidenceSettings,
@@ -38,7 +38,7 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
     entity, text = readable(str(doc["entity"])), readable(response)
     record: dict[str, Any] = {"response": text, "abstention_phrase": contains_abstention_phrase(text),
                               "knowledgeable": None, "abstained": None, "sentences": [], "n_facts": 0, "n_supported": 0}
-    excess = size_excess(text)
+    all_sentences, excess = sentences_within_limits(text)
     if excess:  # not judged: counted as too_long, in no metric
         return {**record, "response": text[:KEPT_CHARS], "outcome": "too_long", "too_long": excess}
     if record["abstention_phrase"]:
@@ -82,7 +82,7 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
         ]
         return out
 
-    sentences = [s for s in split_sentences(text) if len(s) >= MIN_SENTENCE_CHARS]
+    sentences = [s for s in all_sentences if len(s) >= MIN_SENTENCE_CHARS]
     record["sentences"] = list(await asyncio.gather(*(sentence_chain(s) for s in sentences)))
     facts = facts_of(record)
     return {**record, "n_facts": len(facts), "n_supported": sum(1 for f in facts if f["verdict"]["label"] is True),
