@@ -1,45 +1,44 @@
 """Agreement of judges with hand labels, per benchmark check and per split.
 
-- ``precisewikiqa`` (benchmarks/data/judge_agreement*.jsonl): question, gold answer, response and a hand
-  label abstained / correct / hallucinated. Reports 3-way outcome agreement, abstention accuracy and
-  correctness accuracy on the items labelled as attempts.
-- ``nonexistent_refusal`` (benchmarks/data/does_believe_agreement*.jsonl): a request about a non-existent
-  entity, the response and a hand label believed / not_believed. Reports agreement, believing responses
-  judged as refusals, and refusals judged as believing.
+- ``precisewikiqa`` (the shipped ``abstention`` and ``correctness`` sets, hallu_metrics/precisewikiqa/labels/):
+  question, gold answer, response; the hand outcome abstained / correct / hallucinated is the abstention label,
+  then (not abstained) the correctness label (INCORRECT and UNVERIFIABLE are both hallucinated). Reports 3-way
+  outcome agreement, abstention accuracy and correctness accuracy on the items labelled as attempts.
+- ``nonexistent_refusal`` (the shipped ``does_believe`` set, hallu_metrics/nonexistent_refusal/labels/): a request
+  about a non-existent entity, the response and a hand label (true = believed). Reports agreement, believing
+  responses judged as refusals, and refusals judged as believing.
 
-Each line's ``split`` says when it was written relative to the rule: ``tuning`` (seen while the round-1
+Each record's ``round`` says when it was written relative to the rule: ``tuning`` (seen while the round-1
 rule was written), ``holdout-r1`` (written after round 1, seen in round 2), ``cases-r2`` (round-2 cases,
-written before the round-2 rule ran, seen while it was written) and ``holdout-r2`` (the ``*_holdout``
-files: written after the round-2 rule was frozen, before running it). Responses are SmolLM2-135M outputs
-plus hand-written chat-model-style replies (see each line's ``source``).
+written before the round-2 rule ran, seen while it was written) and ``holdout-r2`` (split ``holdout``:
+written after the round-2 rule was frozen, before running it). Responses are SmolLM2-135M outputs plus
+hand-written chat-model-style replies (see each record's ``source``; provenance in labels/provenance.yaml).
 Usage: python benchmarks/judge_agreement.py [--sets precisewikiqa nonexistent_refusal] [--judges rule smollm2]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Iterator
-from pathlib import Path
 
 from hallu_metrics import nonexistent_refusal, precisewikiqa
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.judges.judge_set import JudgeSet
+from hallu_metrics.labelled_sets import labelled_set, read_labelled
 from hallu_metrics.pipeline import judge_responses
 
-DATA = Path(__file__).resolve().parent / "data"
-FILES = {
-    "precisewikiqa": ("judge_agreement.jsonl", "judge_agreement_holdout.jsonl"),
-    "nonexistent_refusal": ("does_believe_agreement.jsonl", "does_believe_agreement_holdout.jsonl"),
-}
+
+def read(benchmark: str, check: str) -> list[dict]:
+    return [record for _, record in read_labelled(labelled_set(benchmark, check))]
 
 
-def read(names: tuple[str, ...]) -> list[dict]:
+def precisewikiqa_items() -> list[dict]:
+    """The abstention set's items, each with the 3-way hand outcome (abstained, or the correctness label)."""
+    graded = {(r["question"], r["response"]): r["label"] for r in read("precisewikiqa", "correctness")}
     return [
-        json.loads(line)
-        for name in names
-        for line in (DATA / name).read_text(encoding="utf-8").splitlines()
-        if line.strip()
+        {**r, "label": "abstained" if r["label"] else
+         "correct" if graded[(r["question"], r["response"])] == "CORRECT" else "hallucinated"}
+        for r in read("precisewikiqa", "abstention")
     ]
 
 
@@ -54,14 +53,14 @@ def outcomes(benchmark: Benchmark, items: list[dict], docs: list[dict], spec: st
 
 
 def splits(items: list[dict], outcomes: list[str]) -> Iterator[tuple[str, list[tuple[str, str]]]]:
-    """(split, [(judged outcome, hand label)]) per split in file order, then for all items."""
-    names = list(dict.fromkeys(item["split"] for item in items))
+    """(round, [(judged outcome, hand label)]) per round in file order, then for all items."""
+    names = list(dict.fromkeys(item["round"] for item in items))
     for name in [*names, "all"]:
-        yield name, [(o, i["label"]) for o, i in zip(outcomes, items) if name in ("all", i["split"])]
+        yield name, [(o, i["label"]) for o, i in zip(outcomes, items) if name in ("all", i["round"])]
 
 
 def precisewikiqa_table(judges: list[str]) -> None:
-    items = read(FILES["precisewikiqa"])
+    items = precisewikiqa_items()
     docs = [{"question": i["question"], "answer": i["gold"]} for i in items]
     labels = [i["label"] for i in items]
     print(f"\nPreciseWikiQA, {len(items)} hand-labelled responses: "
@@ -81,7 +80,8 @@ def precisewikiqa_table(judges: list[str]) -> None:
 
 
 def nonexistent_refusal_table(judges: list[str]) -> None:
-    items = read(FILES["nonexistent_refusal"])
+    items = [{**r, "label": "believed" if r["label"] else "not_believed"}
+             for r in read("mixedentities", "does_believe")]
     print(f"\nNonExistentRefusal does_believe, {len(items)} hand-labelled responses\n")
     print("| judge | split | n | agreement | believing judged as refusal | refusal judged as believing | unjudged |")
     print("|---|---|---:|---:|---:|---:|---:|")

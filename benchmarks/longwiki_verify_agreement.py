@@ -1,39 +1,30 @@
 """Agreement of the claim verifier with hand labels (LongWiki / long-form evidence layer).
 
-Each line of benchmarks/data/longwiki_verify_agreement*.jsonl is a claim, the top-5 passages the LongWiki
-evidence step retrieved for it (knowledge store: the 32 GoodWiki sample articles + the 10,033 offline Vital
-Articles leads; MiniLM ranking) and a hand label: supported = the passages state or directly imply everything
-in the claim. ``source`` is ``smollm2`` (a sentence of a SmolLM2-135M answer to a LongWiki-style question, read
-in its context) or ``written`` (a claim written for the sample: paraphrases of passage facts and near misses).
+Each record of the shipped ``verification`` set (hallu_metrics/longwiki/labels/) is a claim, the top-5 passages
+the LongWiki evidence step retrieved for it (knowledge store: the 32 GoodWiki sample articles + the 10,033 offline
+Vital Articles leads; MiniLM ranking) and a hand label: true (supported) = the passages state or directly imply
+everything in the claim. ``source`` is ``smollm2`` (a sentence of a SmolLM2-135M answer to a LongWiki-style
+question, read in its context) or ``written`` (a claim written for the sample: paraphrases of passage facts and
+near misses).
 ``split``: ``tuning`` (labelled before any verifier rule ran on it, then seen while the rule was tuned) or
-``holdout`` (the ``*_holdout`` file: written and labelled after the rule was frozen, before running it).
+``holdout`` (written and labelled after the rule was frozen, before running it).
 Usage: python benchmarks/longwiki_verify_agreement.py [--judges rule openai:...]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Iterator
-from pathlib import Path
 
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.judges.kinds import public_spec
+from hallu_metrics.labelled_sets import labelled_set, read_labelled
 from hallu_metrics.longform.verification import VERIFICATION
 from hallubench.backends.aio import run_sync
 
-DATA = Path(__file__).resolve().parent / "data"
-FILES = ("longwiki_verify_agreement.jsonl", "longwiki_verify_agreement_holdout.jsonl")
-
 
 def read() -> list[dict]:
-    return [
-        json.loads(line)
-        for name in FILES
-        if (DATA / name).is_file()
-        for line in (DATA / name).read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
+    return [record for _, record in read_labelled(labelled_set("longwiki", "verification"))]
 
 
 def verdicts(items: list[dict], spec: str) -> list[bool | None]:
@@ -81,7 +72,7 @@ def main() -> None:
     parser.add_argument("--judges", nargs="+", default=["rule"], help="judge specs (default: the rule stand-in)")
     args = parser.parse_args()
     items = read()
-    labels = [bool(i["supported"]) for i in items]
+    labels = [bool(i["label"]) for i in items]
     print(f"\n{len(items)} hand-labelled claims, {sum(labels)} supported\n")
     print("| judge | split | n | supported (hand) | agreement | precision of 'supported' | recall of 'supported' "
           "| share judged supported vs hand | unjudged |")
