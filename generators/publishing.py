@@ -14,12 +14,12 @@ from typing import Any
 
 import datasets
 import yaml
-from huggingface_hub import DatasetCard, DatasetCardData
+from huggingface_hub import DatasetCard, DatasetCardData, HfApi, HfFileSystem
 from huggingface_hub.repocard import metadata_load
 
 from hallubench.backends.base import LONE_SURROGATE
 from hallubench.errors import HallubenchError
-from hallubench.outputs import check_writable_location, hidden_sibling, remove_stale_temporaries
+from hallubench.outputs import check_writable_location, hidden_sibling, remove_stale_temporaries, write_text_atomic
 from hallubench.specs import redact
 
 # the shards save_to_disk writes, and what `datasets` adds when a reader (lm-eval, `hallubench eval`) maps or filters
@@ -169,12 +169,50 @@ def check_rows(rows: list[dict[str, Any]], features: datasets.Features) -> None:
                                   f"undeclared: {undeclared}); nothing was written")
 
 
-def push_test_set(out: Path, repo_id: str, private: bool = False) -> None:
-    """Upload a saved test set and its card; the token comes from ``HF_TOKEN`` / the HF login."""
+PUSH_KEYS = ("configs", "dataset_info")  # the card metadata datasets' push_to_hub writes: how the Hub loads the data
+
+
+def merged_card(pushed: str, card: str) -> str:
+    """The README.md of a release: the metadata the data push wrote (``configs``, ``dataset_info``, and what an
+    earlier card of the repo had) with the test set card's own metadata over it, then the card's body."""
+    ours = DatasetCard(card)
+    theirs = DatasetCard(pushed).data.to_dict()
+    metadata = {**theirs, **{k: v for k, v in ours.data.to_dict().items() if k not in PUSH_KEYS}}
+    ours.data = DatasetCardData(**metadata)
+    return ours.content
+
+
+def release_section(repo_id: str, revision: str, url: str) -> str:
+    """The local card's record of a push: where the release is and how to evaluate on exactly it."""
+    return (f"## Release\n\n- Hub: [{repo_id}]({url}/tree/{revision})\n- revision: `{revision}`\n"
+            f"- evaluate on it: `{pin_metadata(repo_id, revision)}`\n")
+
+
+def pin_metadata(repo_id: str, revision: str) -> str:
+    """The lm-eval / ``hallubench eval`` flag that loads this release and nothing newer (JSON, so that the revision
+    stays a string)."""
+    return f"--metadata '{json.dumps({'dataset': repo_id, 'dataset_revision': revision})}'"
+
+
+def push_test_set(out: Path, repo_id: str, private: bool = False) -> str:
+    """Upload a saved test set, then its card merged into the README.md the upload wrote (one more commit); record
+    the final commit in the local card's "Release" section and return it. huggingface_hub reads the token
+    (``HF_TOKEN`` or its login); hallubench never writes it."""
+    card = (out / "README.md").read_text(encoding="utf-8")
     try:
-        datasets.load_from_disk(str(out)).push_to_hub(repo_id, private=private)
-        DatasetCard((out / "README.md").read_text(encoding="utf-8")).push_to_hub(repo_id, repo_type="dataset")
+        data = datasets.load_from_disk(str(out)).push_to_hub(repo_id, private=private)
+        repo_id = data.repo_url.repo_id  # with the namespace the Hub filled in
+        pushed = HfFileSystem().read_text(f"datasets/{repo_id}@{data.oid}/README.md", encoding="utf-8")
+        final = HfApi().upload_file(
+            path_or_fileobj=merged_card(pushed, card).encode("utf-8"), path_in_repo="README.md", repo_id=repo_id,
+            repo_type="dataset", commit_message="Add the hallubench dataset card", parent_commit=data.oid,
+        )
     except Exception as exc:
-        reason = redact(f"{type(exc).__name__}: {exc}")
+        reason = " ".join(redact(f"{type(exc).__name__}: {exc}", [os.environ.get("HF_TOKEN", "")]).split())
         raise HallubenchError(f"push to {repo_id} failed ({reason}); the local copy in {out} is complete") from exc
-    print(f"[hallubench] pushed {out} to https://huggingface.co/datasets/{repo_id}", file=sys.stderr)
+    url = str(final.repo_url)
+    print(f"[hallubench] pushed {out} to {url} at revision {final.oid}", file=sys.stderr)
+    write_text_atomic(out / "README.md", f"{card.rstrip()}\n\n{release_section(repo_id, final.oid, url)}")
+    print(f"[hallubench] recorded in the Release section of {out / 'README.md'}; next, every model on this release: "
+          f"hallubench eval --model ... --tasks ... {pin_metadata(repo_id, final.oid)}", file=sys.stderr)
+    return final.oid

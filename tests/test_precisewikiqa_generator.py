@@ -178,17 +178,6 @@ def test_jsonl_source_with_goodwiki_columns(server, tmp_path, goodwiki_sample):
     assert all(isinstance(p, int) for p in test["pageid"])
 
 
-def test_push_to_hub_uploads_dataset_and_card(server, tmp_path, goodwiki_sample, monkeypatch):
-    """--push-to-hub hands the saved dataset and its card to huggingface_hub (recorded, not sent)."""
-    pushed = []
-    monkeypatch.setattr(datasets.DatasetDict, "push_to_hub",
-                        lambda self, repo, **kw: pushed.append(("data", repo, len(self["test"]))))
-    monkeypatch.setattr("huggingface_hub.DatasetCard.push_to_hub",
-                        lambda self, repo, **kw: pushed.append(("card", repo, "seed: 0" in self.content)))
-    assert generate(server, tmp_path / "o", goodwiki_sample, 2, extra=["--push-to-hub", "me/pwqa"]) == 0
-    assert pushed == [("data", "me/pwqa", 2), ("card", "me/pwqa", True)]
-
-
 def test_chunks_of_the_shared_sample_stay_within_200_to_500_tokens(goodwiki_sample):
     """On all 32 GoodWiki sample articles every chunk has 200-500 word+punctuation tokens, except a chunk that
     is one sentence longer than 500 (the reference's merging produced chunks of up to 1,269 tokens)."""
