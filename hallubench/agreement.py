@@ -1,12 +1,14 @@
-"""``hallubench agreement``: how far a judge agrees with human labels on one check of a benchmark (issue 25, first
-part), the calibration the papers report for their own judges (HalluLens 96.67% abstention / 95.56% correctness
-agreement, 94.77% does_believe; FActScore, SAFE). Here the user's judge is checked on the user's labels.
+"""``hallubench agreement``: how far a judge agrees with labels, the calibration the papers report for their own
+judges (HalluLens section 4: 96.67% abstention / 95.56% correctness agreement, 94.77% does_believe, 76.8% for the
+LongWiki pipeline; FActScore section 3.3; SAFE section 4). Three forms (issue 25):
 
-A labels file holds one JSON object per line: the fields the check reads (``hallubench judge-templates --task T``
-lists them) and ``label``, the human verdict in the check's own terms (``true`` / ``false`` for yes-no checks, a label
-such as ``"CORRECT"`` otherwise). Figures: agreement (accuracy) and Cohen's kappa over the items the judge answered
-readably, each with a seeded bootstrap 95% interval; per-label precision and recall; the confusion matrix; the share
-of unreadable or failed verdicts. Computed with scikit-learn's metrics.
+- shipped labels: ``--task T [--role R] [--check C] --judge SPEC [--split S]`` calibrates the judge on the labelled
+  sets shipped with the package (``hallu_metrics.labelled_sets``), every check the role answers (or one), with the
+  holdout-only figures always printed too and the paper's own figure beside the user's;
+- the user's labels: ``--check C --judge SPEC --labels FILE [--kind K]``;
+- judge against judge: ``--judge A --vs B --samples LOG [--role R] [--check C]`` (``hallubench.judge_comparison``).
+
+Figures by the verdict's kind (categorical, numeric, claims) are in ``hallubench.agreement_figures``.
 """
 
 from __future__ import annotations
@@ -19,139 +21,329 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from hallubench.agreement_figures import KINDS, figures_for, headline, kind_tables, valid_label
 from hallubench.errors import HallubenchError
-from hallubench.seeding import seeded_rng
 
-BOOTSTRAP_RESAMPLES = 1000
-
-
-def agreement_figures(human: Sequence[str], judged: Sequence[str | None], seed: int = 0) -> dict[str, Any]:
-    """The figures for paired labels (``judged`` None = no readable verdict)."""
-    from sklearn.metrics import accuracy_score, cohen_kappa_score, confusion_matrix, precision_recall_fscore_support
-
-    if len(human) != len(judged) or not human:
-        raise HallubenchError("agreement needs one judged verdict per human label, and at least one label")
-    pairs = [(h, j) for h, j in zip(human, judged) if j is not None]
-    unreadable = (len(human) - len(pairs)) / len(human)
-    result: dict[str, Any] = {"n": len(human), "readable": len(pairs), "unreadable_share": unreadable}
-    if not pairs:
-        return {**result, "accuracy": None, "kappa": None, "labels": [], "confusion": [], "per_label": {},
-                "interval95": {"accuracy": None, "kappa": None}}
-    truth, verdicts = [h for h, _ in pairs], [j for _, j in pairs]
-    labels = sorted(set(truth) | set(verdicts))
-    precision, recall, _, support = precision_recall_fscore_support(truth, verdicts, labels=labels, zero_division=0)
-
-    def kappa(a: Sequence[str], b: Sequence[str]) -> float | None:
-        return None if len(set(a) | set(b)) < 2 else float(cohen_kappa_score(a, b, labels=labels))
-
-    rng = seeded_rng(seed, "agreement bootstrap")
-    draws = [[rng.randrange(len(pairs)) for _ in pairs] for _ in range(BOOTSTRAP_RESAMPLES)]
-    accuracies = sorted(sum(truth[i] == verdicts[i] for i in draw) / len(draw) for draw in draws)
-    kappas = sorted(k for draw in draws if (k := kappa([truth[i] for i in draw], [verdicts[i] for i in draw]))
-                    is not None)
-    return {
-        **result,
-        "accuracy": float(accuracy_score(truth, verdicts)),
-        "kappa": kappa(truth, verdicts),
-        "labels": labels,
-        "confusion": confusion_matrix(truth, verdicts, labels=labels).tolist(),  # rows: human, columns: judge
-        "per_label": {label: {"precision": float(p), "recall": float(r), "support": int(s)}
-                      for label, p, r, s in zip(labels, precision, recall, support)},
-        "interval95": {"accuracy": _percentiles(accuracies), "kappa": _percentiles(kappas)},
-    }
-
-
-def _percentiles(values: Sequence[float]) -> list[float] | None:
-    """The 2.5th and 97.5th percentiles of sorted bootstrap values."""
-    if not values:
-        return None
-    return [values[int(0.025 * (len(values) - 1))], values[int(0.975 * (len(values) - 1))]]
-
-
-def markdown(figures: dict[str, Any], title: str) -> str:
-    """The figures as a short markdown report: headline line, per-label table, confusion matrix."""
-    def share(value: float | None) -> str:
-        return "n/a" if value is None else f"{100 * value:.1f}%"
-
-    interval = figures["interval95"]
-    accuracy_ci = interval["accuracy"] and f" [{share(interval['accuracy'][0])}, {share(interval['accuracy'][1])}]"
-    kappa_ci = interval["kappa"] and f" [{interval['kappa'][0]:.3f}, {interval['kappa'][1]:.3f}]"
-    kappa = "n/a" if figures["kappa"] is None else f"{figures['kappa']:.3f}"
-    lines = [f"## {title}", "",
-             f"{figures['n']} labelled items, {figures['readable']} with a readable verdict (unreadable "
-             f"{share(figures['unreadable_share'])}). Agreement {share(figures['accuracy'])}{accuracy_ci or ''}, "
-             f"Cohen's kappa {kappa}{kappa_ci or ''} (95% bootstrap intervals).", ""]
-    if figures["labels"]:
-        lines += ["| label | precision | recall | human count |", "|---|---:|---:|---:|"]
-        lines += [f"| {label} | {share(v['precision'])} | {share(v['recall'])} | {v['support']} |"
-                  for label, v in figures["per_label"].items()]
-        lines += ["", "Confusion (rows: human label, columns: judge):", "",
-                  "| human \\ judge | " + " | ".join(figures["labels"]) + " |",
-                  "|---|" + "---:|" * len(figures["labels"])]
-        lines += [f"| {label} | " + " | ".join(map(str, row)) + " |"
-                  for label, row in zip(figures["labels"], figures["confusion"])]
-    return "\n".join(lines) + "\n"
+SPLITS = ("tuning", "holdout", "all")
+_NUMBER_FIGURES = ("kappa", "pearson", "spearman", "mae")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("agreement", help="a judge's agreement with human labels on one check")
+    parser = subparsers.add_parser(
+        "agreement", help="a judge's agreement with labels: shipped sets, your labels, or another judge",
+        description="Calibrate a judge: on the labelled sets shipped for the task (default), on --labels FILE, or "
+        "against another judge (--vs SPEC --samples LOG). docs/agreement.md.")
     parser.add_argument("--task", required=True, help="the benchmark's lm-eval task name (e.g. precisewikiqa)")
-    parser.add_argument("--check", required=True, help="the check to calibrate (hallubench judge-templates lists them)")
     parser.add_argument("--judge", required=True, help="the judge spec to calibrate (rule, openai:..., hf:...)")
-    parser.add_argument("--labels", type=Path, required=True,
-                        help="JSON lines: the check's fields and 'label', the human verdict")
+    parser.add_argument("--role", help="only the checks this judge role answers (e.g. judge_verify)")
+    parser.add_argument("--check", help="only this check (hallubench judge-templates lists them)")
+    parser.add_argument("--split", choices=SPLITS, default="all",
+                        help="which part of the shipped sets (default all; the holdout-only figures are always shown)")
+    parser.add_argument("--labels", type=Path,
+                        help="your labels instead of the shipped ones: JSON lines, the check's fields and 'label'")
+    parser.add_argument("--kind", choices=KINDS,
+                        help="kind of --labels (default: the shipped set's kind for that check, else categorical)")
+    parser.add_argument("--vs", metavar="SPEC", help="a second judge to compare with (needs --samples)")
+    parser.add_argument("--samples", type=Path, help="lm-eval samples log whose items both judges judge (with --vs): "
+                        "samples_<TASK>_<date>.jsonl, or a folder holding one run's")
+    parser.add_argument("--knowledge", type=Path, help="knowledge store for long-form evidence with --vs (LongWiki; "
+                        "default: the one the samples log records, else $HALLUBENCH_KNOWLEDGE)")
     parser.add_argument("--out", type=Path, help="also write the figures to this JSON file")
     parser.add_argument("--overwrite", action="store_true",
-                        help="replace an --out file that hallubench agreement did not write (never the labels)")
+                        help="replace an --out file that hallubench agreement did not write (never an input)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals (default 0)")
     parser.set_defaults(handler=agreement_command)
 
 
-def agreement_command(args: argparse.Namespace) -> int:
-    from hallu_metrics.judges import JudgeSet
-    from hallu_metrics.judges.kinds import check_judge_spec
-    from hallu_metrics.registry import benchmark_for_task
-    from hallubench.backends.aio import run_sync
-    from hallubench.outputs import MARKER, check_output_file, check_replaceable, write_text_atomic
-    from hallubench.sources.tables import iter_json_records
-    from hallubench.specs import redact_known
-
-    benchmark = benchmark_for_task(args.task)
-    checks = {check.name: check for check in benchmark.checks}
-    if args.check not in checks:
+def _check_flags(args: argparse.Namespace, benchmark: Any) -> None:
+    """One-line errors for flags that do not go together or name nothing of the task."""
+    pairs = [(args.vs and not args.samples, "--vs needs --samples (the lm-eval samples log both judges judge)"),
+             (args.samples and not args.vs, "--samples needs --vs SPEC (the judge to compare --judge with)"),
+             (args.labels and args.samples, "--labels and --samples do not go together: labels calibrate against "
+              "people, --vs --samples against another judge"),
+             (args.labels and not args.check, "--labels needs --check (the check the labels answer)"),
+             (args.kind and not args.labels, "--kind describes --labels; the shipped sets and --vs know their kinds"),
+             (args.split != "all" and (args.labels or args.vs), "--split chooses part of the shipped sets; it does "
+              "not apply to --labels or --vs"),
+             (args.knowledge and not args.vs, "--knowledge is evidence for judging a samples log with --vs")]
+    for wrong, message in pairs:
+        if wrong:
+            raise HallubenchError(message)
+    if not benchmark.judge_roles:
+        raise HallubenchError(f"--task {args.task}: no judge to calibrate (its metrics read the model's own replies)")
+    checks = [check.name for check in benchmark.checks]
+    if args.check is not None and args.check not in checks:
         raise HallubenchError(f"--check {args.check}: {args.task} has no such check (its checks: "
-                              f"{', '.join(checks) or 'none'})")
-    check_judge_spec(args.judge)
-    if args.out is not None:
-        check_output_file(args.out, "--out", ".json")
-        check_replaceable(args.out, "--out", "agreement", overwrite=args.overwrite, inputs=[args.labels])
-    records = list(iter_json_records(args.labels))
-    unlabelled = [where for where, record in records if "label" not in record]
-    if unlabelled:
-        raise HallubenchError(f"{unlabelled[0]}: no 'label' field (the human verdict)")
-    judges = JudgeSet({"judge": args.judge})
+                              f"{', '.join(dict.fromkeys(checks)) or 'none'})")
+    if args.role is not None and args.role not in benchmark.judge_roles:
+        raise HallubenchError(f"--role {args.role}: {args.task} has no such judge role (its roles: "
+                              f"{', '.join(benchmark.judge_roles) or 'none'})")
+
+
+def _shipped_kind(task: str, check: str) -> tuple[str | None, Any]:
+    """(kind, labelled set) of the shipped set of ``check``, (None, None) when none is shipped."""
+    from hallu_metrics.labelled_sets import labelled_sets
+
+    found = next((s for s in labelled_sets(task) if s.check == check), None)
+    return (found.kind, found) if found else (None, None)
+
+
+def _ask(spec: str, questions: Sequence[tuple[Any, dict]]) -> list:
+    """The judge's verdicts on (check, record) questions, all at once through its backend and the call cache."""
+    from hallu_metrics.judges import JudgeSet
+    from hallubench.backends.aio import run_sync
+
+    judges = JudgeSet({"judge": spec})
     try:
         judge = judges.get("judge")
 
         async def ask_all() -> list:
-            return list(await asyncio.gather(*(judge.ask(checks[args.check], record) for _, record in records)))
+            return list(await asyncio.gather(*(judge.ask(check, record) for check, record in questions)))
 
-        try:
-            verdicts = run_sync(ask_all())
-        except KeyError as exc:
-            raise HallubenchError(f"{args.labels}: a record lacks the field {exc} that check {args.check} "
-                                  "reads") from exc
+        return run_sync(ask_all())
     finally:
         judges.close()
-    human = [json.dumps(record["label"]) for _, record in records]
-    judged = [json.dumps(v.label) if v.ok else None for v in verdicts]
-    figures = agreement_figures(human, judged, args.seed)
-    judge_name = redact_known(args.judge)
-    title = f"{args.task} / {args.check}: {judge_name} vs the labels in {args.labels.name}"
-    print(markdown(figures, title))
+
+
+def _judged_labels(kind: str, check: str, verdicts: Sequence[Any]) -> list[Any]:
+    """The verdicts' labels (None for unreadable or failed ones); a readable label of another kind is an error."""
+    labels = [v.label if v.ok else None for v in verdicts]
+    wrong = next((label for label in labels if label is not None and not valid_label(kind, label)), None)
+    if wrong is not None:
+        raise HallubenchError(f"check {check}: the judge answered {wrong!r}, not a {kind} label")
+    return labels
+
+
+def _human_labels(kind: str, records: Sequence[tuple[str, dict]]) -> list[Any]:
+    for where, record in records:
+        if "label" not in record:
+            raise HallubenchError(f"{where}: no 'label' field (the human verdict)")
+        if not valid_label(kind, record["label"]):
+            raise HallubenchError(f"{where}: label {record['label']!r} is not a {kind} label")
+    return [record["label"] for _, record in records]
+
+
+def _paper(labelled: Any) -> dict[str, Any] | None:
+    figure = labelled and labelled.paper_figure
+    return figure and {"value": figure.value, "metric": figure.metric, "source": figure.source}
+
+
+def _comparable(metric: str, kind: str, figures: dict[str, Any]) -> float | None:
+    """The user's figure in the paper figure's terms, where one matches (None for a whole-pipeline figure or a
+    figure computed against something other than labels)."""
+    base = figures["presence"] if kind == "claims" else figures
+    accuracy = base.get("accuracy")
+    if metric in ("agreement", "accuracy"):
+        return accuracy
+    if metric == "error_rate":
+        return None if accuracy is None else 1 - accuracy
+    if metric == "precision_of_unsupported":  # of the judge's "not supported" verdicts, the share the labels share
+        return base.get("per_label", {}).get("false", {}).get("precision")
+    value = base.get(metric)
+    return value if isinstance(value, float) else None
+
+
+def _show(metric: str, value: float | None) -> str:
+    """A share in percent, a correlation, kappa or error on a scale as a number."""
+    if value is None:
+        return "n/a"
+    on_a_scale = metric in _NUMBER_FIGURES or "residual" in metric or "absolute" in metric
+    return f"{value:.3f}" if on_a_scale or not 0 <= value <= 1 else f"{100 * value:.2f}%"
+
+
+def paper_line(paper: dict[str, Any], kind: str, figures: dict[str, Any]) -> str:
+    """The paper's figure beside the user's, marked as what it is: other items, other labellers, other judge."""
+    metric = paper["metric"]
+    yours = _comparable(metric, kind, figures)
+    beside = f"; yours: {_show(metric, yours)} {metric.replace('_', ' ')}" if yours is not None else ""
+    return (f"Paper: {_show(metric, paper['value'])} {metric.replace('_', ' ')} ({paper['source']}){beside}. Not a "
+            "like-for-like comparison: the paper's judge was scored on other items by other labellers.")
+
+
+def _section(kind: str, check: str, human: Sequence[Any], judged: Sequence[Any], seed: int, **about: Any
+             ) -> dict[str, Any]:
+    return {"check": check, "kind": kind, **about, "figures": figures_for(kind, human, judged, seed)}
+
+
+def _user_labels(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The user's labels file, judged on ``--check``."""
+    from hallu_metrics.registry import benchmark_for_task
+    from hallubench.sources.tables import iter_json_records
+
+    check = next(c for c in benchmark_for_task(args.task).checks if c.name == args.check)
+    shipped_kind, labelled = _shipped_kind(args.task, args.check)
+    kind = args.kind or shipped_kind or "categorical"
+    records = list(iter_json_records(args.labels))
+    human = _human_labels(kind, records)
+    try:
+        verdicts = _ask(args.judge, [(check, record) for _, record in records])
+    except KeyError as exc:
+        raise HallubenchError(f"{args.labels}: a record lacks the field {exc} that check {args.check} reads") from exc
+    return [_section(kind, args.check, human, _judged_labels(kind, args.check, verdicts), args.seed,
+                     labels=str(args.labels), paper_figure=_paper(labelled))]
+
+
+def _shipped(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The shipped sets of the task (those of ``--role`` / ``--check`` when given), each judged whole once; figures
+    on ``--split`` and on the holdout part."""
+    from hallu_metrics.labelled_sets import labelled_sets, read_labelled, sets_for_role
+    from hallu_metrics.registry import benchmark_for_task
+
+    chosen = sets_for_role(args.task, args.role) if args.role else labelled_sets(args.task)
+    if args.check is not None:
+        chosen = [s for s in chosen if s.check == args.check]
+    if not chosen:
+        where = f" for role {args.role}" if args.role else ""
+        raise HallubenchError(f"--check {args.check}: no shipped labelled set of {args.task}{where} for this check "
+                              "(bring your own with --labels)" if args.check else f"{args.task} has no shipped "
+                              "labelled sets (bring your own with --labels)")
+    checks: dict[str, Any] = {}
+    for check in benchmark_for_task(args.task).checks:  # the first of a name, as the shipped sets are checked
+        checks.setdefault(check.name, check)
+    records = {s.check: read_labelled(s, "all") for s in chosen}
+    questions = [(checks[s.check], record) for s in chosen for _, record in records[s.check]]
+    verdicts = iter(_ask(args.judge, questions))
+    sections = []
+    for labelled in chosen:
+        rows = records[labelled.check]
+        human = _human_labels(labelled.kind, rows)
+        judged = _judged_labels(labelled.kind, labelled.check, [next(verdicts) for _ in rows])
+        splits = [record["split"] for _, record in rows]
+
+        def part(split: str, human: list = human, judged: list = judged, splits: list = splits
+                 ) -> tuple[list, list]:
+            keep = [i for i, s in enumerate(splits) if split in ("all", s)]
+            return [human[i] for i in keep], [judged[i] for i in keep]
+
+        about = {"role": labelled.role, "labels": f"shipped set {labelled.path.name}", "split": args.split,
+                 "split_counts": {s: splits.count(s) for s in ("tuning", "holdout")},
+                 "provenance": {"labelled_by": labelled.labelled_by, "method": labelled.method,
+                                "timing": labelled.timing, "items_from": labelled.items_from},
+                 "paper_figure": _paper(labelled)}
+        if not part(args.split)[0]:
+            raise HallubenchError(f"--split {args.split}: the shipped set of {labelled.check} has no such items")
+        section = _section(labelled.kind, labelled.check, *part(args.split), args.seed, **about)
+        holdout = part("holdout")
+        section["holdout"] = figures_for(labelled.kind, *holdout, args.seed) if holdout[0] else None
+        sections.append(section)
+    return sections
+
+
+def _versus(args: argparse.Namespace) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Judge A against judge B on the samples log: per check, B's verdicts as the labels; the headline moves."""
+    from hallubench.judge_comparison import compare_judges
+    from hallubench.scoring import find_samples
+    from hallubench.specs import redact_known
+
+    samples = find_samples([args.samples], args.task)  # a file, or a folder holding one run's samples_<task>_*.jsonl
+    settings = {"knowledge": str(args.knowledge)} if args.knowledge else {}
+    run_a, run_b, steps, moves = compare_judges(args.task, samples, (args.judge, args.vs), args.role, args.check,
+                                                args.seed, settings)
+    sections = []
+    for check, pairs in steps.items():
+        answered_b = [(a, b) for a, b in pairs if b.ok]
+        shipped_kind, _ = _shipped_kind(args.task, check)
+        kind = shipped_kind or _kind_of([b.label for _, b in answered_b])
+        if not answered_b:
+            sections.append({"check": check, "kind": kind, "asked_both": len(pairs), "b_unreadable": len(pairs),
+                             "figures": None})
+            continue
+        human = _judged_labels(kind, check, [b for _, b in answered_b])
+        judged = _judged_labels(kind, check, [a for a, _ in answered_b])
+        sections.append(_section(kind, check, human, judged, args.seed, asked_both=len(pairs),
+                                 b_unreadable=len(pairs) - len(answered_b)))
+    extra = {"vs": redact_known(args.vs), "samples": str(samples), "role": args.role,
+             "judges": {"a": run_a.judges, "b": run_b.judges}, "headline": moves}
+    return sections, extra
+
+
+def _kind_of(labels: Sequence[Any]) -> str:
+    """The kind of verdict labels no shipped set describes: lists are claims, numbers (not booleans) numeric."""
+    if labels and all(isinstance(label, list) for label in labels):
+        return "claims"
+    if labels and all(valid_label("numeric", label) for label in labels):
+        return "numeric"
+    return "categorical"
+
+
+def markdown(task: str, judge: str, sections: Sequence[dict[str, Any]], extra: dict[str, Any] | None) -> str:
+    """The report: one section per check, then (for --vs) the headline moves."""
+    lines: list[str] = []
+    versus = extra is not None
+    for section in sections:
+        against = f"{extra['vs']} as the labels" if versus else section["labels"]
+        role = f", role {section['role']}" if section.get("role") else ""
+        lines += [f"## {task} / {section['check']} ({section['kind']}{role}): {judge} vs {against}", ""]
+        if versus:
+            lines += [f"{section['asked_both']} questions both judges were asked (same item at the same step); "
+                      f"{section['b_unreadable']} left out where {extra['vs']} gave no readable verdict.", ""]
+        if section.get("provenance"):
+            p, counts = section["provenance"], section["split_counts"]
+            lines += [f"Labels: {p['labelled_by']}; {p['method']}; {p['timing']}; items from {p['items_from']}. "
+                      f"Split {section['split']} ({counts['tuning']} tuning + {counts['holdout']} holdout items).", ""]
+        if section["figures"] is None:
+            lines += ["No figures: no readable verdict to compare with.", ""]
+            continue
+        lines += [headline(section["kind"], section["figures"]), ""]
+        if "holdout" in section:
+            holdout = headline(section["kind"], section["holdout"]) if section["holdout"] else "no holdout items."
+            lines += [f"Holdout only (items not seen while the rules and prompts were written; the tuning items may "
+                      f"have been used to tune them, so their figures can flatter the rule judge): {holdout}", ""]
+        if section.get("paper_figure"):
+            lines += [paper_line(section["paper_figure"], section["kind"], section["figures"]), ""]
+        tables = kind_tables(section["kind"], section["figures"])
+        lines += [*tables, ""] if tables else []
+    if versus and not sections:
+        lines += ["The two judges were asked no question in common (e.g. a classifier and an LLM judge answer "
+                  "different checks), so only the headlines are compared.", ""]
+    if versus:
+        lines += [f"## {task} headline: {judge} (A) vs {extra['vs']} (B)", "",
+                  "How much each headline moves if B replaces A, with a paired bootstrap 95% interval over items.", "",
+                  "| metric | A | B | B - A | 95% interval |", "|---|---:|---:|---:|---:|"]
+        for name, move in extra["headline"].items():
+            show = _rate if move["kind"] == "rate" else _plain
+            ci = move["interval95"]
+            lines.append(f"| {name} | {show(move['a'])} | {show(move['b'])} | {show(move['difference'])} | "
+                         + (f"[{show(ci[0])}, {show(ci[1])}]" if ci else "n/a") + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _rate(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _plain(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def agreement_command(args: argparse.Namespace) -> int:
+    from hallu_metrics.judges.kinds import check_judge_spec
+    from hallu_metrics.registry import benchmark_for_task
+    from hallubench.outputs import MARKER, check_output_file, check_replaceable, write_text_atomic
+    from hallubench.specs import redact_known
+
+    benchmark = benchmark_for_task(args.task)
+    _check_flags(args, benchmark)
+    check_judge_spec(args.judge)
+    if args.vs:
+        check_judge_spec(args.vs)
     if args.out is not None:
-        payload = {"written_by": f"{MARKER} agreement", "task": args.task, "check": args.check, "judge": judge_name,
-                   "labels": str(args.labels), "seed": args.seed, **figures}
-        write_text_atomic(args.out, json.dumps(payload, indent=2) + "\n")
+        check_output_file(args.out, "--out", ".json")
+        check_replaceable(args.out, "--out", "agreement", overwrite=args.overwrite,
+                          inputs=[p for p in (args.labels, args.samples) if p is not None])
+    extra = None
+    if args.vs:
+        sections, extra = _versus(args)
+    elif args.labels:
+        sections = _user_labels(args)
+    else:
+        sections = _shipped(args)
+    judge = redact_known(args.judge)
+    print(markdown(args.task, judge, sections, extra))
+    if args.out is not None:
+        payload = {"written_by": f"{MARKER} agreement", "task": args.task, "judge": judge, "seed": args.seed,
+                   **(extra or {}), "checks": sections}
+        write_text_atomic(args.out, json.dumps(payload, indent=2, default=str) + "\n")
         print(f"[hallubench] figures written to {args.out}", file=sys.stderr)
     return 0
