@@ -105,12 +105,26 @@ def _ask(spec: str, questions: Sequence[tuple[Any, dict]]) -> list:
         judges.close()
 
 
-def _judged_labels(kind: str, check: str, verdicts: Sequence[Any]) -> list[Any]:
-    """The verdicts' labels (None for unreadable or failed ones); a readable label of another kind is an error."""
+def _checks_by_name(task: str) -> dict[str, Any]:
+    """The task's checks by name; the first of a name (ANAH declares a second, verbatim reading of each turn), as
+    the shipped sets are checked."""
+    from hallu_metrics.registry import benchmark_for_task
+
+    checks: dict[str, Any] = {}
+    for check in benchmark_for_task(task).checks:
+        checks.setdefault(check.name, check)
+    return checks
+
+
+def _judged_labels(kind: str, check: Any, verdicts: Sequence[Any]) -> list[Any]:
+    """The verdicts' labels (None for unreadable or failed ones), as a list where the check reads one text as a list
+    (``Check.listed``) and the kind is claims; a readable label of another kind is an error."""
     labels = [v.label if v.ok else None for v in verdicts]
+    if kind == "claims" and check.listed is not None:
+        labels = [None if label is None else check.listed(label) for label in labels]
     wrong = next((label for label in labels if label is not None and not valid_label(kind, label)), None)
     if wrong is not None:
-        raise HallubenchError(f"check {check}: the judge answered {wrong!r}, not a {kind} label")
+        raise HallubenchError(f"check {check.name}: the judge answered {wrong!r}, not a {kind} label")
     return labels
 
 
@@ -167,10 +181,9 @@ def _section(kind: str, check: str, human: Sequence[Any], judged: Sequence[Any],
 
 def _user_labels(args: argparse.Namespace) -> list[dict[str, Any]]:
     """The user's labels file, judged on ``--check``."""
-    from hallu_metrics.registry import benchmark_for_task
     from hallubench.sources.tables import iter_json_records
 
-    check = next(c for c in benchmark_for_task(args.task).checks if c.name == args.check)
+    check = _checks_by_name(args.task)[args.check]
     shipped_kind, labelled = _shipped_kind(args.task, args.check)
     kind = args.kind or shipped_kind or "categorical"
     records = list(iter_json_records(args.labels))
@@ -179,7 +192,7 @@ def _user_labels(args: argparse.Namespace) -> list[dict[str, Any]]:
         verdicts = _ask(args.judge, [(check, record) for _, record in records])
     except KeyError as exc:
         raise HallubenchError(f"{args.labels}: a record lacks the field {exc} that check {args.check} reads") from exc
-    return [_section(kind, args.check, human, _judged_labels(kind, args.check, verdicts), args.seed,
+    return [_section(kind, args.check, human, _judged_labels(kind, check, verdicts), args.seed,
                      labels=str(args.labels), paper_figure=_paper(labelled))]
 
 
@@ -187,7 +200,6 @@ def _shipped(args: argparse.Namespace) -> list[dict[str, Any]]:
     """The shipped sets of the task (those of ``--role`` / ``--check`` when given), each judged whole once; figures
     on ``--split`` and on the holdout part."""
     from hallu_metrics.labelled_sets import labelled_sets, read_labelled, sets_for_role
-    from hallu_metrics.registry import benchmark_for_task
 
     chosen = sets_for_role(args.task, args.role) if args.role else labelled_sets(args.task)
     if args.check is not None:
@@ -197,9 +209,7 @@ def _shipped(args: argparse.Namespace) -> list[dict[str, Any]]:
         raise HallubenchError(f"--check {args.check}: no shipped labelled set of {args.task}{where} for this check "
                               "(bring your own with --labels)" if args.check else f"{args.task} has no shipped "
                               "labelled sets (bring your own with --labels)")
-    checks: dict[str, Any] = {}
-    for check in benchmark_for_task(args.task).checks:  # the first of a name, as the shipped sets are checked
-        checks.setdefault(check.name, check)
+    checks = _checks_by_name(args.task)
     records = {s.check: read_labelled(s, "all") for s in chosen}
     questions = [(checks[s.check], record) for s in chosen for _, record in records[s.check]]
     verdicts = iter(_ask(args.judge, questions))
@@ -207,7 +217,7 @@ def _shipped(args: argparse.Namespace) -> list[dict[str, Any]]:
     for labelled in chosen:
         rows = records[labelled.check]
         human = _human_labels(labelled.kind, rows)
-        judged = _judged_labels(labelled.kind, labelled.check, [next(verdicts) for _ in rows])
+        judged = _judged_labels(labelled.kind, checks[labelled.check], [next(verdicts) for _ in rows])
         splits = [record["split"] for _, record in rows]
 
         def part(split: str, human: list = human, judged: list = judged, splits: list = splits
@@ -239,6 +249,7 @@ def _versus(args: argparse.Namespace) -> tuple[list[dict[str, Any]], dict[str, A
     settings = {"knowledge": str(args.knowledge)} if args.knowledge else {}
     run_a, run_b, steps, moves = compare_judges(args.task, samples, (args.judge, args.vs), args.role, args.check,
                                                 args.seed, settings)
+    checks = _checks_by_name(args.task)
     sections = []
     for check, pairs in steps.items():
         answered_b = [(a, b) for a, b in pairs if b.ok]
@@ -248,8 +259,8 @@ def _versus(args: argparse.Namespace) -> tuple[list[dict[str, Any]], dict[str, A
             sections.append({"check": check, "kind": kind, "asked_both": len(pairs), "b_unreadable": len(pairs),
                              "figures": None})
             continue
-        human = _judged_labels(kind, check, [b for _, b in answered_b])
-        judged = _judged_labels(kind, check, [a for a, _ in answered_b])
+        human = _judged_labels(kind, checks[check], [b for _, b in answered_b])
+        judged = _judged_labels(kind, checks[check], [a for a, _ in answered_b])
         sections.append(_section(kind, check, human, judged, args.seed, asked_both=len(pairs),
                                  b_unreadable=len(pairs) - len(answered_b)))
     extra = {"vs": redact_known(args.vs), "samples": str(samples), "role": args.role,

@@ -411,3 +411,15 @@ def test_records_without_a_replay_fall_back_to_eval_py_aggregation_of_the_labels
     """Sentence labels alone (the evaluate module, older records): eval.py's aggregation, unparseable as its None."""
     counts = anah.official_counts(record("ok", "unparseable", "contradictory"))
     assert counts == {"ok": 1, "nofact": 0, "contradictory": 1, "unverifiable": 0, "unreadable": 1}
+
+
+@pytest.mark.parametrize(("reading", "passages"), [
+    ("<No Reference Information>", []),
+    ("Sirius is a binary star.", ["Sirius is a binary star."]),
+    ("A is one. <SEP> B is two.<SEP>  C is three ", ["A is one.", "B is two.", "C is three"]),
+    ("A is one. < SEP > <SEP>", ["A is one."]),
+])
+def test_a_reference_reading_is_compared_as_its_passages(reading, passages):
+    """`hallubench agreement` compares turn 2 passage by passage (the shipped set's kind is claims), not as one text
+    that a judge's wording never matches."""
+    assert anah.checks.REFERENCE.listed(reading) == passages

@@ -8,7 +8,13 @@ from dataclasses import replace
 from typing import Any
 
 from hallu_metrics.anah.prompts import NO_REFERENCE, facts_messages, hallucination_messages, reference_messages
-from hallu_metrics.anah.readers import parse_facts, parse_hallucination, parse_reference, verbatim
+from hallu_metrics.anah.readers import (
+    parse_facts,
+    parse_hallucination,
+    parse_reference,
+    reference_passages,
+    verbatim,
+)
 from hallu_metrics.anah.rules import rule_facts, rule_hallucination, rule_reference
 from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
@@ -19,7 +25,8 @@ FACTS = Check(name="anah_facts", messages=facts_messages, parse=parse_facts,
               structured=structured.label("answer", ("<Facts Present>", "<No Facts>"), as_text=str))
 REFERENCE = Check(name="anah_reference", messages=reference_messages, parse=parse_reference,
                   reminder=f"List the relevant reference information separated by <SEP>, or reply {NO_REFERENCE}.",
-                  rule=rule_reference, max_tokens=512, structured=structured.text_field("reference"))
+                  rule=rule_reference, max_tokens=512, structured=structured.text_field("reference"),
+                  listed=reference_passages)
 HALLUCINATION = Check(name="anah_hallucination", messages=hallucination_messages,
                       parse=parse_hallucination, reminder="Reply with exactly one of <No Hallucination>, "
                       "<Contradictory> or <Unverifiable>.", rule=rule_hallucination, max_tokens=16,

@@ -126,6 +126,13 @@ def parse_reference(text: str) -> str | None:
     return NO_REFERENCE if _NOTHING_FOUND.match(body) else body
 
 
+def reference_passages(reference: str) -> list[str]:
+    """A turn-2 reading as its passages: split on ``<SEP>``, none for :data:`NO_REFERENCE`."""
+    if reference == NO_REFERENCE:
+        return []
+    return [part.strip() for part in re.split(r"<\s*SEP\s*>", reference) if part.strip()]
+
+
 def parse_hallucination(text: str) -> str | None:
     """Turn 3: "ok" (No Hallucination), "contradictory" or "unverifiable" (also 无幻觉 / 矛盾 / 无法验证), None
     when unreadable."""

@@ -38,7 +38,9 @@ class Check:
     - classifier scorers (NLI / HHEM): ``pair`` gives (premise, hypothesis) and ``from_probability``
       turns P(consistent) into the label (default: the probability itself);
     - ``structured``: the reply's JSON schema, sent as ``response_format`` when the judge spec says
-      ``structured=true`` (the reader stays the same).
+      ``structured=true`` (the reader stays the same);
+    - ``listed``: a verdict given as one text that holds a list (ANAH's reference passages joined by ``<SEP>``) as
+      that list, so that ``hallubench agreement`` compares it item by item.
     """
 
     name: str
@@ -50,6 +52,7 @@ class Check:
     from_probability: Callable[[float], Label] | None = None
     max_tokens: int = 128
     structured: StructuredOutput | None = None
+    listed: Callable[[Label], list[str]] | None = None  # a one-text verdict as its items (agreement's claims kind)
 
     def __post_init__(self) -> None:
         ALL_CHECKS.append(self)
