@@ -23,7 +23,7 @@ from hallu_metrics.registry import benchmark_for_task
 from hallu_metrics.settings import resolve_settings
 from hallu_metrics.stats import describe
 from hallubench.agreement_figures import bootstrap_draws, percentile_interval
-from hallubench.scoring import _check_judgeable, read_samples, recorded_settings
+from hallubench.scoring import check_judgeable, read_samples, recorded_settings
 
 Asked = dict[tuple[str, str, str], Verdict]  # (role, check, item as JSON) -> the verdict
 
@@ -79,7 +79,7 @@ def judge_log(benchmark: Benchmark, task: str, samples_path: Path, spec: str, ro
     docs = [s.doc for s in samples]
     flags = {**settings_flags, **({role: spec} if role else dict.fromkeys(benchmark.judge_roles, spec))}
     settings = resolve_settings(benchmark, task, {}, flags=flags, recorded=recorded_settings(samples))
-    _check_judgeable(benchmark, settings, task)
+    check_judgeable(benchmark, settings, task)
     specs = {r: settings[r] for r in benchmark.judge_roles if settings[r]}
     judges = RecordingJudgeSet(specs, settings=settings)
     try:

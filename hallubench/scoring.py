@@ -8,6 +8,7 @@ import json
 import math
 import re
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,7 +18,8 @@ from typing import Any
 import datasets
 
 from hallu_metrics.contract import Benchmark
-from hallu_metrics.judges import JudgeSet, failed_verdicts
+from hallu_metrics.judges import failed_verdicts
+from hallu_metrics.judges.accounting import AccountedJudgeSet, Price, accounting, roles_in_use
 from hallu_metrics.judges.fingerprint import judge_prompts_hash
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import TASKS, benchmark_for_task
@@ -32,7 +34,7 @@ RESULT_SCHEMA_VERSION = 2
 _LM_EVAL_SAMPLES = re.compile(r"samples_(?P<task>\w+)_(?P<date>\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d(?:\.\d+)?)\.jsonl")
 
 
-def _task_of(name: str) -> str | None:
+def task_of(name: str) -> str | None:
     """The hallubench task of a file lm-eval named ``samples_<task>_<date>.jsonl``, or None for other names."""
     named = _LM_EVAL_SAMPLES.fullmatch(name)
     return named["task"] if named and named["task"] in TASKS else None
@@ -58,13 +60,13 @@ def find_samples(paths: Sequence[Path], task: str) -> Path:
     others: list[Path] = []
     for path in paths:
         if path.is_dir():
-            matches = [p for p in path.rglob(f"samples_{task}_*.jsonl") if _task_of(p.name) == task]
+            matches = [p for p in path.rglob(f"samples_{task}_*.jsonl") if task_of(p.name) == task]
         elif path.is_file():
             matches = [path]
         else:
             raise HallubenchError(f"samples file not found: {path}")
         for match in matches:
-            if _task_of(match.name) in (None, task):
+            if task_of(match.name) in (None, task):
                 found.setdefault(match.resolve(), match)
             else:
                 others.append(match)
@@ -75,7 +77,7 @@ def find_samples(paths: Sequence[Path], task: str) -> Path:
     if runs:
         return runs[0]
     if others:
-        raise HallubenchError(f"{others[0]} holds samples of {_task_of(others[0].name)}, not of --task {task}")
+        raise HallubenchError(f"{others[0]} holds samples of {task_of(others[0].name)}, not of --task {task}")
     raise HallubenchError(f"no samples_{task}_*.jsonl under {', '.join(map(str, paths))}")
 
 
@@ -99,7 +101,7 @@ class Sample:
     record: dict | None
 
 
-def _judged_record(sample: Mapping[str, Any]) -> dict | None:
+def judged_record(sample: Mapping[str, Any]) -> dict | None:
     """The judged record of a samples line (``filtered_resps`` holds it as a JSON string), or None."""
     filtered = sample.get("filtered_resps")
     if not isinstance(filtered, list) or not filtered or not isinstance(filtered[0], str):
@@ -139,7 +141,7 @@ def _sample_line(path: Path, number: int, line: str, benchmark: Benchmark) -> Sa
         if expected and value is not None and (not isinstance(value, expected) or isinstance(value, bool)):
             raise HallubenchError(f"{path}:{number}: doc field {column!r} must be {expected[-1].__name__}, got "
                                   f"{type(value).__name__}")
-    return Sample(sample.get("doc_id"), doc, response, _judged_record(sample))
+    return Sample(sample.get("doc_id"), doc, response, judged_record(sample))
 
 
 def read_samples(path: Path, task: str) -> list[Sample]:
@@ -186,6 +188,7 @@ class ScoreOptions:
     flags: Mapping[str, Any] = field(default_factory=dict)
     rejudge: bool = False
     retry_unparseable: bool = False
+    prices: Mapping[str, Price] = field(default_factory=dict)
 
 
 def _reusable(benchmark: Benchmark, settings: RunSettings, options: ScoreOptions,
@@ -222,20 +225,20 @@ def run_dataset(samples: Path, task: str) -> dict[str, Any]:
     return recorded if isinstance(recorded, dict) else {}
 
 
-def _json_safe(value: Any) -> Any:
+def json_safe(value: Any) -> Any:
     if isinstance(value, float) and math.isnan(value):
         return None
     if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
+        return {k: json_safe(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_json_safe(v) for v in value]
+        return [json_safe(v) for v in value]
     return value
 
 
-def write_json_atomic(path: Path, payload: Any) -> None:
-    """Write JSON through a temporary file in the same folder (removed on any failure)."""
-    marked = {"written_by": f"{MARKER} score", **payload}
-    write_text_atomic(path, json.dumps(_json_safe(marked), indent=2, ensure_ascii=False) + "\n")
+def write_json_atomic(path: Path, payload: Any, command: str = "score") -> None:
+    """Write JSON through a temporary file in the same folder (removed on any failure), marked as ``command``'s."""
+    marked = {"written_by": f"{MARKER} {command}", **payload}
+    write_text_atomic(path, json.dumps(json_safe(marked), indent=2, ensure_ascii=False) + "\n")
 
 
 def _announce(task: str, settings: RunSettings, recorded: Mapping[str, Any] | None) -> None:
@@ -249,7 +252,7 @@ def _announce(task: str, settings: RunSettings, recorded: Mapping[str, Any] | No
           + (f"; overridden by flags: {', '.join(overridden)}" if overridden else ""), file=sys.stderr)
 
 
-def _check_judgeable(benchmark: Benchmark, settings: RunSettings, task: str) -> None:
+def check_judgeable(benchmark: Benchmark, settings: RunSettings, task: str) -> None:
     """Before any judge call: LongWiki's evidence needs a knowledge store; a judge the run recorded with a template
     file (public form ``template=NAME@sha256:...``) needs the file again."""
     for role in benchmark.judge_roles:
@@ -270,7 +273,7 @@ def score(task: str, samples_path: Path, options: ScoreOptions | None = None) ->
     and are counted in ``judge_failed``. ``unreadable`` in the result names the benchmark's unreadable-share metric,
     its value and how many items have an unreadable or failed verdict; ``dataset`` the set's location and revision as
     lm-eval's run recorded them (null when unknown) and the fingerprint of the docs scored; ``settings`` the settings
-    used."""
+    used; ``accounting`` the judge calls, tokens, time and cost per role (docs/cost.md)."""
     options = options or ScoreOptions()
     benchmark = benchmark_for_task(task)
     samples = read_samples(samples_path, task)
@@ -282,14 +285,19 @@ def score(task: str, samples_path: Path, options: ScoreOptions | None = None) ->
     todo = [i for i, s in enumerate(samples) if not (reuse and has_verdict(s.record))]
     records: list[dict] = [{k: v for k, v in (s.record or {}).items() if k != "settings"} for s in samples]
     calls: dict[str, dict[str, int]] = {}
+    account = accounting(None, {}, 0.0)
     if todo:
-        _check_judgeable(benchmark, settings, task)
+        check_judgeable(benchmark, settings, task)
         specs = {role: settings[role] for role in benchmark.judge_roles if settings[role]}
-        judges = JudgeSet(specs or {"judge": "none"}, retry_unparseable=options.retry_unparseable, settings=settings)
+        judges = AccountedJudgeSet(specs or {"judge": "none"}, retry_unparseable=options.retry_unparseable,
+                                   settings=settings)
+        start = time.perf_counter()
         try:
             judged = judge_responses(benchmark, [samples[i].response for i in todo], [docs[i] for i in todo], judges,
                                      desc=f"judge {task}")
             calls = judges.report()
+            account = accounting(judges, roles_in_use(benchmark.judge_roles, specs), time.perf_counter() - start,
+                                 options.prices)
         finally:
             judges.close()
         for i, record in zip(todo, judged):
@@ -310,6 +318,7 @@ def score(task: str, samples_path: Path, options: ScoreOptions | None = None) ->
         "judges": {role: spec for role, spec in settings.record().items()
                    if role in benchmark.judge_roles and spec},
         "judge_calls": calls,
+        "accounting": account,
         "verdicts": {"reused": len(samples) - len(todo), "judged": len(todo)},
         "settings": settings.record(),
         "samples": str(samples_path),

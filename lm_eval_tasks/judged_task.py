@@ -21,6 +21,7 @@ from lm_eval.filters.selection import TakeFirstFilter
 
 from hallu_metrics.contract import Benchmark, unreadable_banner
 from hallu_metrics.judges import DEFAULT_JUDGE, JudgeSet, failed_verdicts
+from hallu_metrics.judges.accounting import AccountedJudgeSet, accounting, roles_in_use
 from hallu_metrics.judges.fingerprint import judge_prompts_hash
 from hallu_metrics.judges.kinds import JUDGE_OPTIONS, check_judge_spec
 from hallu_metrics.pipeline import judge_responses
@@ -45,9 +46,11 @@ lm_eval_stderr.install()
 class JudgeFilter(Filter):
     """Runs a benchmark's judging chain over every (response, doc) pair of the task."""
 
-    def __init__(self, benchmark: Benchmark, specs: dict[str, str], task: str, settings: RunSettings | None = None):
+    def __init__(self, benchmark: Benchmark, specs: dict[str, str], task: str, settings: RunSettings | None = None,
+                 metadata: dict | None = None):
         self.benchmark, self.specs, self.task = benchmark, specs, task
         self.settings = settings or resolve_settings(benchmark, task, {}, flags=specs)
+        self.metadata = metadata  # the task config's metadata: the judging's accounting is added to it
 
     def apply(self, resps, docs) -> list[str]:
         settings = self.settings.record()  # once: public judge specs are parsed (template files hashed) to build it
@@ -77,10 +80,14 @@ class JudgeFilter(Filter):
     def judge(self, resps: list[str], docs: list[dict]) -> tuple[list[dict], dict]:
         """Judged records and call counts. When verdicts failed, the responses are also saved for a resume with
         ``hallubench score`` (without ``--log_samples`` they would be in no file)."""
-        judges = JudgeSet(self.specs, settings=self.settings)
+        judges = AccountedJudgeSet(self.specs, settings=self.settings)
+        start = time.perf_counter()
         try:
             records = judge_responses(self.benchmark, resps, docs, judges, desc=f"judge {self.task}")
             stats = judges.report()
+            if self.metadata is not None:  # lm-eval dumps the config after its filters ran: results JSON carry it
+                self.metadata["hallubench_accounting"] = accounting(
+                    judges, roles_in_use(self.benchmark.judge_roles, self.specs), time.perf_counter() - start)
         except KeyboardInterrupt:
             self.save(resps, docs, [unjudged_record(r, "interrupted while judging") for r in resps])
             raise
@@ -264,7 +271,7 @@ class JudgedTask(ConfigurableTask):
         stated = {**(self.config.dataset_kwargs or {}), **metadata}
         self._settings = resolve_settings(benchmark, task, stated)
         metadata["hallubench_settings"] = self._settings.record()
-        judge_filter = JudgeFilter(benchmark, specs, task, settings=self._settings)
+        judge_filter = JudgeFilter(benchmark, specs, task, settings=self._settings, metadata=metadata)
         self._filters = [FilterEnsemble(name=FILTER_NAME, filters=[TakeFirstFilter, lambda: judge_filter])]
 
     def set_config(self, key: str, value: Any, update: bool = False) -> None:

@@ -2,19 +2,32 @@
 
 ``reply(messages) -> str`` decides the answer; ``faults`` is a queue of injected failures served
 before normal answers ("500", "429", "garbage", "timeout"); ``latency`` (seconds, or a function of the
-messages) delays every answer.
+messages) delays every answer. Every answer carries ``usage`` as OpenAI-compatible servers send it
+(``prompt_tokens``, ``completion_tokens``, ``total_tokens``, ``prompt_tokens_details.cached_tokens``), counted by
+``usage(messages, reply) -> (prompt, completion)``: by default words and punctuation marks (``rough_usage``), or a
+real tokenizer's counts that a test passes.
 """
 
 from __future__ import annotations
 
 import json
 import multiprocessing
+import re
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+_PIECES = re.compile(r"\w+|[^\w\s]")
+MESSAGE_OVERHEAD = 4  # role markers a chat template adds around each message
+
+
+def rough_usage(messages: list[dict], reply: str) -> tuple[int, int]:
+    """(prompt, completion) tokens: words and punctuation marks, plus each message's template markers."""
+    prompt = sum(len(_PIECES.findall(str(m.get("content", "")))) + MESSAGE_OVERHEAD for m in messages)
+    return prompt, len(_PIECES.findall(reply))
 
 
 class _Server(ThreadingHTTPServer):
@@ -30,8 +43,9 @@ class LoopbackChatServer:
         latency: float | Callable[[list[dict]], float] = 0.0,
         faults: list[str] | None = None,
         hang_seconds: float = 5.0,
+        usage: Callable[[list[dict], str], tuple[int, int]] = rough_usage,
     ):
-        self.reply, self.latency, self.hang_seconds = reply, latency, hang_seconds
+        self.reply, self.latency, self.hang_seconds, self.usage = reply, latency, hang_seconds, usage
         self.faults = deque(faults or [])
         self.requests: list[dict] = []
         self.headers: list[dict] = []
@@ -62,7 +76,11 @@ class LoopbackChatServer:
                 messages = body.get("messages", [])
                 time.sleep(server.latency(messages) if callable(server.latency) else server.latency)
                 text = server.reply(messages)
-                payload = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
+                prompt, completion = server.usage(messages, text)
+                payload = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+                           "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                                     "total_tokens": prompt + completion,
+                                     "prompt_tokens_details": {"cached_tokens": 0}}}
                 self._send(200, json.dumps(payload).encode())
 
             def _send(self, status: int, data: bytes) -> None:

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import datasets
-from loopback import LoopbackChatServer
+from loopback import LoopbackChatServer, rough_usage
 
 from hallu_metrics.precisewikiqa import BENCHMARK
 
@@ -62,3 +62,10 @@ def test_local_chat_completions_then_score_agree(tmp_path):
         # every headline metric, conditional ones included, has lm-eval's stderr equal to score's
         assert abs(lm_eval[f"{metric}_stderr,judged"] - scored["stderr"][metric]) < 1e-9, metric
     assert abs(lm_eval["hallucination_rate_stderr,judged"] - 0.5) < 1e-9  # 2 attempted answers, one wrong
+    # lm-eval's results carry the judging's accounting: the judge's calls and the tokens the server reported
+    account = json.loads(results.read_text())["configs"]["precisewikiqa"]["metadata"]["hallubench_accounting"]
+    judged = [(r["messages"], reply(r["messages"])) for r in server.requests if r.get("model") == "judge"]
+    assert account["total"]["calls"] == account["total"]["new"] == len(judged) == 5  # 3 abstention + 2 graded
+    assert account["total"]["prompt_tokens"] == sum(rough_usage(m, text)[0] for m, text in judged)
+    assert account["total"]["completion_tokens"] == sum(rough_usage(m, text)[1] for m, text in judged)
+    assert account["roles"]["judge"]["cost_usd"] is None  # no price in an lm-eval run: `hallubench score --price`

@@ -6,7 +6,7 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Protocol
 
 Message = dict[str, str]
@@ -52,12 +52,41 @@ class ChatRequest:
 
 
 @dataclass(frozen=True)
+class Usage:
+    """Tokens one call cost, as the server's ``usage`` reports them (OpenAI chat completions) or as a local
+    backend's tokenizer counts them. ``cached_prompt_tokens``: the prompt tokens the server says it served from its
+    own prefix cache (``prompt_tokens_details.cached_tokens``), None when it does not say."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    cached_prompt_tokens: int | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str | None) -> Usage | None:
+        """The usage stored with a cache entry; None for entries written before usage was recorded."""
+        if not text:
+            return None
+        try:
+            data = json.loads(text)
+            return cls(int(data["prompt_tokens"]), int(data["completion_tokens"]),
+                       None if data.get("cached_prompt_tokens") is None else int(data["cached_prompt_tokens"]))
+        except (ValueError, KeyError, TypeError):
+            return None
+
+
+@dataclass(frozen=True)
 class Completion:
-    """The outcome of one request: ``text`` on success, ``error`` otherwise."""
+    """The outcome of one request: ``text`` on success, ``error`` otherwise; ``usage`` when known (stored with the
+    cache entry, so a cached completion carries the usage of the call that made it); ``seconds`` of the call."""
 
     text: str | None
     error: str | None = None
     cached: bool = False
+    usage: Usage | None = None
+    seconds: float = 0.0
 
     @property
     def ok(self) -> bool:

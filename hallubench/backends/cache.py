@@ -15,6 +15,7 @@ import threading
 from contextlib import AbstractContextManager
 from pathlib import Path
 
+from hallubench.backends.base import Usage
 from hallubench.errors import HallubenchError, sqlite_errors
 
 
@@ -41,7 +42,7 @@ def _loaded(value: str | bytes) -> str:
 
 
 class CallCache:
-    """Key -> response text, in WAL mode; safe to share between threads and processes."""
+    """Key -> response text and the call's token usage, in WAL mode; safe to share between threads and processes."""
 
     def __init__(self, path: Path | str | None = None):
         self.path = Path(path) if path else default_cache_path()
@@ -56,8 +57,12 @@ class CallCache:
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: a killed process loses no commit
                 self._db.execute(
-                    "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, backend TEXT, response TEXT NOT NULL)"
+                    "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, backend TEXT, response TEXT NOT NULL, "
+                    "usage TEXT)"
                 )
+                columns = {row[1] for row in self._db.execute("PRAGMA table_info(calls)")}
+                if "usage" not in columns:  # a cache written before usage was recorded: its entries stay, usage NULL
+                    self._db.execute("ALTER TABLE calls ADD COLUMN usage TEXT")
                 self._db.commit()
         except HallubenchError:
             self._db.close()  # removes the -wal/-shm files this attempt created
@@ -67,20 +72,24 @@ class CallCache:
         return sqlite_errors(f"cannot {action} cache {self.path}", "delete or move it, or pass another --cache")
 
     def get_many(self, keys: list[str]) -> dict[str, str]:
-        found: dict[str, str] = {}
+        return {key: text for key, (text, _) in self.entries(keys).items()}
+
+    def entries(self, keys: list[str]) -> dict[str, tuple[str, Usage | None]]:
+        """Key -> (response, usage of the call that made it; None for entries stored before usage was recorded)."""
+        found: dict[str, tuple[str, Usage | None]] = {}
         with self._errors("read"), self._lock:
             for start in range(0, len(keys), 500):
                 chunk = keys[start : start + 500]
                 marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(f"SELECT key, response FROM calls WHERE key IN ({marks})", chunk)
-                found.update((key, _loaded(value)) for key, value in rows.fetchall())
+                rows = self._db.execute(f"SELECT key, response, usage FROM calls WHERE key IN ({marks})", chunk)
+                found.update((key, (_loaded(value), Usage.from_json(usage))) for key, value, usage in rows.fetchall())
         return found
 
-    def put(self, key: str, backend: str, response: str) -> None:
+    def put(self, key: str, backend: str, response: str, usage: Usage | None = None) -> None:
         with self._errors("write"), self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO calls (key, backend, response) VALUES (?, ?, ?)",
-                (key, backend, _stored(response)),
+                "INSERT OR REPLACE INTO calls (key, backend, response, usage) VALUES (?, ?, ?, ?)",
+                (key, backend, _stored(response), usage.to_json() if usage is not None else None),
             )
             self._db.commit()
 

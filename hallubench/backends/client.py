@@ -8,6 +8,7 @@ bulk backends (local models) get single requests gathered into batches by a ``Mi
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -21,17 +22,67 @@ from hallubench.backends.cache import CallCache
 from hallubench.errors import HallubenchError
 from hallubench.specs import redact_known
 
+CALL_ROLE: contextvars.ContextVar[str | None] = contextvars.ContextVar("hallubench_call_role", default=None)
+"""The judge role a call is made for (set around a judge's ``ask`` by ``hallu_metrics.judges.accounting.RoleJudge``);
+calls made outside any role count under ``None``."""
+
 
 @dataclass
 class CallStats:
-    """Counters for one client: calls made, answered from cache, failed."""
+    """Counters for one client. ``calls``: calls sent (``failed`` of them failed); ``cached``: answered from the
+    cache (or by an identical call in flight). Tokens: ``prompt_tokens`` / ``completion_tokens`` of the calls sent
+    (``prefix_cached_tokens``: prompt tokens the server served from its own prefix cache, where it says so);
+    ``reused_*``: what the calls answered from the cache cost when they were made (not spent again);
+    ``usage_unknown``: calls, sent or reused, whose usage is unknown (a server that reports none, a cache entry
+    written before usage was recorded). ``call_seconds``: the calls' durations added up (they overlap)."""
 
     calls: int = 0
     cached: int = 0
     failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    prefix_cached_tokens: int = 0
+    reused_prompt_tokens: int = 0
+    reused_completion_tokens: int = 0
+    usage_unknown: int = 0
+    call_seconds: float = 0.0
 
     def summary(self, name: str) -> str:
-        return f"[hallubench] {name}: {self.calls} calls made, {self.cached} cached, {self.failed} failed"
+        return (f"[hallubench] {name}: {self.calls} calls made, {self.cached} cached, {self.failed} failed; "
+                f"{token_line(self)}")
+
+    def add(self, completion: Completion) -> None:
+        """Count one finished call (``completion.cached``: answered without a new call)."""
+        usage = completion.usage
+        if completion.cached:
+            self.cached += 1
+            if usage is not None:
+                self.reused_prompt_tokens += usage.prompt_tokens
+                self.reused_completion_tokens += usage.completion_tokens
+        else:
+            self.calls += 1
+            self.failed += not completion.ok
+            self.call_seconds += completion.seconds
+            if usage is not None:
+                self.prompt_tokens += usage.prompt_tokens
+                self.completion_tokens += usage.completion_tokens
+                self.prefix_cached_tokens += usage.cached_prompt_tokens or 0
+        if usage is None and completion.ok:
+            self.usage_unknown += 1
+
+
+def short_count(n: float) -> str:
+    """A token count for people: 512, 40k, 1.2M."""
+    for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if n >= size:
+            return f"{n / size:.1f}".removesuffix(".0") + suffix
+    return str(int(n))
+
+
+def token_line(stats: CallStats) -> str:
+    """"1.2M prompt + 40k completion tokens" (the new calls' tokens), naming the calls whose usage is unknown."""
+    line = f"{short_count(stats.prompt_tokens)} prompt + {short_count(stats.completion_tokens)} completion tokens"
+    return line + (f" (usage unknown for {stats.usage_unknown} calls)" if stats.usage_unknown else "")
 
 
 def _complete_batch(backend: Backend, requests: Sequence[ChatRequest]) -> list[Completion]:
@@ -57,6 +108,7 @@ class ModelClient:
         self.cache = cache
         self.public_spec = public_spec
         self.stats = CallStats()
+        self.by_role: dict[str | None, CallStats] = {}
         self._per_request = hasattr(backend, "complete_one")
         concurrency = int(getattr(backend, "concurrency", 1))
         self._executor = (
@@ -70,21 +122,18 @@ class ModelClient:
         cache lookup (the new answer replaces the cached one)."""
         key = request.cache_key(self.backend.identity)
         if self.cache is not None and not refresh:
-            hit = self.cache.get_many([key]).get(key)
+            hit = self.cache.entries([key]).get(key)
             if hit is not None:
-                self.stats.cached += 1
-                return Completion(hit, cached=True)
+                return self._count(Completion(hit[0], cached=True, usage=hit[1]))
         shared = self._in_flight.get(key)
         if shared is not None and shared.get_loop() is asyncio.get_running_loop():
-            self.stats.cached += 1
-            return await asyncio.shield(shared)
+            completion = await asyncio.shield(shared)
+            self._count(replace(completion, cached=True))  # counted as cached, returned as the call's own answer
+            return completion
         future: asyncio.Future = asyncio.get_running_loop().create_future()
         self._in_flight[key] = future
         try:
-            completion = await self._dispatch(request, key)
-            self.stats.calls += 1
-            if not completion.ok:
-                self.stats.failed += 1
+            completion = self._count(await self._dispatch(request, key))
             future.set_result(completion)
             return completion
         except BaseException as exc:
@@ -94,13 +143,19 @@ class ModelClient:
         finally:
             self._in_flight.pop(key, None)
 
+    def _count(self, completion: Completion) -> Completion:
+        """Count a finished call in the totals and under the role it was made for (``CALL_ROLE``)."""
+        self.stats.add(completion)
+        self.by_role.setdefault(CALL_ROLE.get(), CallStats()).add(completion)
+        return completion
+
     def _store(self, key: str, completion: Completion) -> Completion:
         """Commit a successful answer at once (failures are never cached). A secret the server echoed (a known API
         key, URL credentials) is redacted before the reply is cached or used, so both runs see the same text."""
         if completion.ok:
             completion = replace(completion, text=redact_known(completion.text or ""))
             if self.cache is not None:
-                self.cache.put(key, self.backend.identity, completion.text or "")
+                self.cache.put(key, self.backend.identity, completion.text or "", completion.usage)
         return completion
 
     async def _dispatch(self, request: ChatRequest, key: str) -> Completion:

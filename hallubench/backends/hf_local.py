@@ -1,15 +1,17 @@
 """Local transformers models through lm-eval's HFLM (batched generation, GGUF loading, chat
-templates), so hallubench's generators and judges load models exactly as ``lm_eval --model hf``."""
+templates), so hallubench's generators and judges load models exactly as ``lm_eval --model hf``. Each call's tokens
+are counted with the model's own tokenizer (the ``usage`` a server would report)."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hallubench.backends.base import ChatRequest, Completion
+from hallubench.backends.base import ChatRequest, Completion, Usage
 from hallubench.errors import HallubenchError
 from hallubench.specs import check_keys, int_value, str_value
 
@@ -98,5 +100,14 @@ class HFLocalBackend:
             instances = [
                 Instance("generate_until", {}, (prompt, dict(gen_kwargs)), k) for k, prompt in enumerate(prompts)
             ]
-            for i, text in zip(indices, lm.generate_until(instances)):
-                on_result(i, Completion(text))
+            start = time.perf_counter()
+            texts = lm.generate_until(instances)
+            seconds = (time.perf_counter() - start) / max(len(texts), 1)  # a batch's time, shared by its calls
+            for i, prompt, text in zip(indices, prompts, texts):
+                on_result(i, Completion(text, usage=_usage(lm, prompt, text), seconds=seconds))
+
+
+def _usage(lm: Any, prompt: str, text: str) -> Usage:
+    """Tokens of one local call, counted with the model's own tokenizer: the chat-templated prompt as the model read
+    it, and the reply."""
+    return Usage(len(lm.tok_encode(prompt)), len(lm.tok_encode(text, add_special_tokens=False)))

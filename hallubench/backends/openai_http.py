@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
@@ -26,7 +27,7 @@ import httpcore
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
 
 from hallubench import __version__
-from hallubench.backends.base import ChatRequest, Completion
+from hallubench.backends.base import ChatRequest, Completion, Usage
 from hallubench.backends.http_post import JsonPoster, ReplyTooLarge
 from hallubench.errors import HallubenchError
 from hallubench.specs import check_keys, float_value, int_value, redact, remember_secret, str_value
@@ -44,6 +45,20 @@ def _start(body: bytes, chars: int, secrets: list[str]) -> str:
     """The first ``chars`` characters of a reply body for an error line, redacted before it is cut (a key cut in
     half would no longer match the redaction)."""
     return redact(body.decode("utf-8", "replace"), secrets)[:chars]
+
+
+def reply_usage(reply: Any) -> Usage | None:
+    """The ``usage`` of a chat completion body (``prompt_tokens``, ``completion_tokens`` and, where the server tells,
+    ``prompt_tokens_details.cached_tokens``); None when the server sends none or sends it malformed."""
+    usage = reply.get("usage") if isinstance(reply, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (prompt, completion)):
+        return None
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    return Usage(prompt, completion, cached if isinstance(cached, int) and not isinstance(cached, bool) else None)
 
 
 class TransientError(Exception):
@@ -172,7 +187,7 @@ class OpenAIChatBackend:
             }
         return json.dumps(body, ensure_ascii=True).encode("ascii")
 
-    def _post_once(self, request: ChatRequest) -> str:
+    def _post_once(self, request: ChatRequest) -> tuple[str, Usage | None]:
         base = self.breaker.pick()
         url = base + ENDPOINT_PATH
         try:
@@ -195,12 +210,13 @@ class OpenAIChatBackend:
         if status >= 400:
             raise PermanentError(f"HTTP {status} from {url}: {_start(body, BODY_CHARS_IN_ERRORS, self._secrets)}")
         try:
-            content = json.loads(body)["choices"][0]["message"]["content"]
+            reply = json.loads(body)
+            content = reply["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise TransientError(f"malformed response body from {url}: {_start(body, 80, self._secrets)!r}") from exc
         if not isinstance(content, str):
             raise TransientError(f"response from {url} has no text content")
-        return content
+        return content, reply_usage(reply)
 
     def complete_one(self, request: ChatRequest) -> Completion:
         """One request with retries; a failure becomes a ``Completion`` with a redacted ``error``."""
@@ -211,8 +227,10 @@ class OpenAIChatBackend:
             sleep=self.breaker.all_dead.wait,  # a backoff sleep ends the moment the endpoint is declared dead
             reraise=False,
         )
+        start = time.perf_counter()
         try:
-            return Completion(retrying(self._post_once, request))
+            text, usage = retrying(self._post_once, request)
+            return Completion(text, usage=usage, seconds=time.perf_counter() - start)
         except RetryError as exc:
             error = f"{exc.last_attempt.exception()} (after {self.max_retries + 1} attempts)"
         except PermanentError as exc:

@@ -18,7 +18,7 @@ from hallu_metrics.registry import benchmark_for_task
 from hallu_metrics.wildhallucinations.evidence import page_passages_of
 from hallubench.errors import HallubenchError
 from hallubench.outputs import MARKER
-from hallubench.scoring import _judged_record, _task_of
+from hallubench.scoring import judged_record, task_of
 
 # doc fields that hold what the model was asked, first found wins (the chat-templated input is kept apart)
 _QUESTION_FIELDS = ("question", "prompt", "name", "entity", "query")
@@ -62,7 +62,7 @@ def find_sources(paths: Iterable[Path], model: str | None = None) -> list[Source
             raise HallubenchError(f"view: {path} not found")
         files = sorted(path.rglob("*.json*")) if path.is_dir() else [path]
         for file in files:
-            task = _task_of(file.name)
+            task = task_of(file.name)
             if task is not None:
                 found.setdefault(file.resolve(), Source(file, task, model or file.parent.name))
                 continue
@@ -211,7 +211,7 @@ def _item(source: Source, number: int, sample: Mapping[str, Any], stores: _Store
     resps = sample.get("resps")
     response = resps[0][0] if isinstance(resps, list) and resps and isinstance(resps[0], list) and resps[0] else ""
     response = response if isinstance(response, str) else str(response)
-    record = _judged_record(sample) or {}
+    record = judged_record(sample) or {}
     benchmark = benchmark_for_task(source.task)
     groups = {b.key: str(v) for b in benchmark.breakdowns if (v := b.value(dict(doc))) not in (None, "")}
     model_input = _model_input(sample)

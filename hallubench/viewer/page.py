@@ -12,7 +12,7 @@ import re
 from importlib.resources import files
 from typing import Any
 
-from hallubench.scoring import _json_safe
+from hallubench.scoring import json_safe
 
 PAGE_HEAD = "<!DOCTYPE html>\n<!-- written by hallubench view -->\n"  # how the page starts: replaceable by view
 _ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
@@ -21,7 +21,7 @@ _ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
 def embed_json(data: Any) -> str:
     """``data`` as JSON that is safe inside ``<script type="application/json">``: no ``</script>``, no ``<!--``,
     no character entity and no line separator can appear (all are escaped inside JSON strings)."""
-    text = json.dumps(_json_safe(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = json.dumps(json_safe(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return text.translate(str.maketrans(_ESCAPES))
 
 
