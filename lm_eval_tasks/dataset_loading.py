@@ -80,7 +80,7 @@ def load_rows(task: str, options: dict[str, Any]) -> datasets.Dataset:
         if location is None:
             rows = datasets.Dataset.from_list(benchmark.read_official(None))  # type: ignore[misc]
         else:
-            rows = _from_location(benchmark, location, source, options.get("dataset_revision"))
+            rows = _from_location(benchmark, location, source, task_setting(options, "dataset_revision", task)[0])
     except HallubenchError as exc:
         raise HallubenchError(f"{task}: {exc}") from exc
     except Exception as exc:  # datasets raises many types for unreadable folders / hub failures

@@ -265,7 +265,7 @@ class JudgedTask(ConfigurableTask):
         metadata["hallubench_dataset"] = {
             "location": location or "official download",
             "from": source if location else "default",
-            "revision": metadata.get("dataset_revision") or "unpinned",
+            "revision": task_setting(metadata, "dataset_revision", task)[0] or "unpinned",
             "fingerprint": self._set_fingerprint,
         }
         stated = {**(self.config.dataset_kwargs or {}), **metadata}

@@ -320,9 +320,10 @@ def test_a_later_release_leaves_the_pinned_one_loadable(release, tmp_path):
     assert second_revision != first_revision and f"at revision {second_revision}" in second.stderr
     meta = yaml.safe_load(hub.head(REPO)[1]["README.md"].decode().split("---\n")[1])
     assert meta["tags"] == ["hallucination", "hallubench"] and len(meta["configs"]) == 1  # merged, not doubled
+    # the first revision as a per-task key, the second as the plain key (both forms of a data setting)
     loader = ("import json, sys; from hallubench_tasks.dataset_loading import load_rows; "
-              "print(json.dumps([list(load_rows('mixedentities', {'dataset': sys.argv[1], 'dataset_revision': rev})"
-              "['name']) for rev in sys.argv[2:]]))")
+              "print(json.dumps([list(load_rows('mixedentities', {'dataset': sys.argv[1], key: rev})['name']) "
+              "for key, rev in zip(('dataset_revision_mixedentities', 'dataset_revision'), sys.argv[2:])]))")
     loaded = subprocess.run([sys.executable, "-c", loader, REPO, first_revision, second_revision],
                             capture_output=True, text=True, env=hub_env(hub, tmp_path), timeout=300)
     assert loaded.returncode == 0, loaded.stderr[-3000:]
