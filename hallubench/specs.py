@@ -25,7 +25,7 @@ _SECRET_PATTERNS = (
         r"[^\s\"',}]{4,}"
     ),
 )
-_URL_CREDENTIALS = re.compile(r"(?i)\b(https?://)[^/@\s|]+@")
+_URL_CREDENTIALS = re.compile(r"(?i)\b(https?:/{1,2})[^/@\s|]+@")  # one slash: a URL read as a Path
 _REMEMBERED_SECRETS: set[str] = set()
 REDACTED = "[redacted]"
 

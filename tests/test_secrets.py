@@ -4,6 +4,7 @@ used (the same text on the first run and on the cached re-run)."""
 
 import json
 import sqlite3
+from pathlib import Path
 
 from loopback import LoopbackChatServer
 
@@ -44,6 +45,10 @@ def test_url_credentials_never_reach_results_metadata_or_cards(tmp_path):
     card = reproducibility(generator("precisewikiqa"),
                            Namespace(generator="openai:base_url=http://bob:s3cretpw@example.org/v1,model=m", seed=0))
     assert "s3cretpw" not in card and "example.org" in card
+    # a generator option declared as a path collapses "//" ("http:/carol:pw@host"): still redacted
+    card = reproducibility(generator("mixedentities"), Namespace(
+        medicine_csv=Path("https://carol:t0psecretpw@example.org/drugs.csv"), seed=0))
+    assert "t0psecretpw" not in card and "example.org" in card
 
 
 def test_redact_known_touches_only_known_secrets():
