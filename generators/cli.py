@@ -5,15 +5,22 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
+import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
 from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
 from hallubench.errors import HallubenchError
-from hallubench.provenance import file_checksum, software
+from hallubench.outputs import MARKER, check_writable_location, remove_stale_temporaries, write_text_atomic
+from hallubench.provenance import dataset_fingerprint, file_checksum, software
 from hallubench.specs import redact_known
 from hallubench_generators.protocol import Generator, features_for, generator_prompts_hash
-from hallubench_generators.publishing import check_output_dir, push_test_set, save_test_set
+from hallubench_generators.publishing import check_output_dir, foreign_content, push_test_set, save_test_set
+
+TRIALS_MANIFEST = "trials.json"  # PARENT/trials.json of `generate --trials N`: the sets of one stability check
+TRIAL_FOLDER = re.compile(r"trial-(-?\d+)")
 
 GENERATORS: dict[str, str] = {  # name -> help; its module: hallubench_generators.<MODULES.get(name, name)>
     "precisewikiqa": "Generate a PreciseWikiQA test set (HalluLens 3.1)",
@@ -47,7 +54,12 @@ def add_parsers(subparsers, only: str | None = None) -> None:
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--out", type=Path, required=True, help="output folder (save_to_disk + README.md card)")
         parser.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
-        parser.add_argument("--push-to-hub", metavar="REPO_ID", help="also publish dataset + card to the Hub")
+        parser.add_argument("--trials", type=int, metavar="N",
+                            help="N sets with seeds SEED..SEED+N-1 under OUT/trial-<seed>/ and OUT/trials.json, for "
+                            "the stability check over regenerated sets (docs/stability.md)")
+        parser.add_argument("--push-to-hub", metavar="REPO_ID",
+                            help="also publish dataset + card to the Hub (token: HF_TOKEN); prints the commit to pin "
+                                 "as dataset_revision and records it in the card's Release section")
         parser.add_argument("--private", action="store_true", help="with --push-to-hub: create a private repo")
         parser.add_argument(
             "--cache", type=Path, help="SQLite call cache (default $HALLUBENCH_CACHE or ~/.cache/hallubench)"
@@ -110,7 +122,7 @@ def reproducibility(module: Generator, args: argparse.Namespace) -> str:
     lines = [f"- {name}: {version}" for name, version in software().items()]
     lines.append(f"- generator prompts: {generator_prompts_hash(module)} (requests and templates of "
                  f"{module.__name__}, decoding parameters included)")
-    local = ("handler", "push_to_hub", "private", "overwrite", "out", "cache")  # where it ran, not what it made
+    local = ("handler", "push_to_hub", "private", "overwrite", "out", "cache", "trials")  # where/how, not what it made
     options = {k: v for k, v in vars(args).items() if k not in local}
     lines.append(f"- options: `{redact_known(json.dumps(options, default=str, sort_keys=True))}`")
     for name in _INPUT_OPTIONS:
@@ -123,6 +135,8 @@ def reproducibility(module: Generator, args: argparse.Namespace) -> str:
 def run(args: argparse.Namespace) -> int:
     module = generator(args.generator_name)
     features = features_for(module, f"{args.generator_name}_{getattr(args, 'task', '')}")
+    if args.trials is not None:
+        return run_trials(module, features, args)
     check_output_dir(args.out, args.overwrite)
     clients = open_clients(module, args)
     try:
@@ -135,3 +149,92 @@ def run(args: argparse.Namespace) -> int:
     if args.push_to_hub:
         push_test_set(args.out, args.push_to_hub, args.private)
     return 0
+
+
+def trial_args(args: argparse.Namespace, seed: int) -> argparse.Namespace:
+    """The options of one trial: exactly those of ``generate --seed SEED --out PARENT/trial-SEED``."""
+    return argparse.Namespace(**{**vars(args), "seed": seed, "out": args.out / f"trial-{seed}", "trials": None})
+
+
+def check_trials_parent(parent: Path, seeds: list[int], overwrite: bool) -> None:
+    """Fail before any work when ``parent`` cannot receive the trials: a file; a non-empty folder without
+    ``--overwrite``; with it, anything inside but ``trials.json`` written by ``hallubench generate`` and
+    ``trial-<seed>`` test sets (so ``--overwrite`` never deletes what hallubench did not write)."""
+    if parent.exists() and not parent.is_dir():
+        raise HallubenchError(f"--out {parent} is a file; expected a folder for the trials")
+    if parent.is_dir() and any(parent.iterdir()):
+        if not overwrite:
+            raise HallubenchError(f"{parent} already exists (pass --overwrite to replace its trials)")
+        names = {TRIALS_MANIFEST, *(f"trial-{seed}" for seed in seeds),
+                 *(e.name for e in parent.iterdir() if TRIAL_FOLDER.fullmatch(e.name))}
+        for name in sorted(names):  # temporaries of killed runs
+            remove_stale_temporaries(parent / name)
+        for entry in sorted(parent.iterdir()):
+            if entry.name == TRIALS_MANIFEST and _own_manifest(entry):
+                continue
+            reason = foreign_content(entry) if TRIAL_FOLDER.fullmatch(entry.name) and entry.is_dir() else "not a trial"
+            if reason:
+                raise HallubenchError(f"--out {parent} is not a hallubench trials folder ({entry.name}: {reason}); "
+                                      "refusing to replace it")
+    check_writable_location(parent, "--out")
+    for seed in seeds:
+        check_output_dir(parent / f"trial-{seed}", overwrite)
+
+
+def _own_manifest(path: Path) -> bool:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("written_by") == f"{MARKER} generate"
+
+
+def run_trials(module: Generator, features: Any, args: argparse.Namespace) -> int:
+    """``generate ... --trials N``: N sets from seeds SEED..SEED+N-1 (one set of clients and call cache for all), each
+    written by ``save_test_set`` as ``generate --seed`` would, then the manifest, written last and atomically (a
+    replaced parent loses its old manifest first, so no manifest ever names a set that is not there)."""
+    if args.push_to_hub:
+        raise HallubenchError("--push-to-hub with --trials is refused: publish one set at a time (generate --seed)")
+    if args.trials < 1:
+        raise HallubenchError(f"--trials {args.trials}: expected at least 1")
+    seeds = list(range(args.seed, args.seed + args.trials))
+    parent: Path = args.out
+    check_trials_parent(parent, seeds, args.overwrite)
+    (parent / TRIALS_MANIFEST).unlink(missing_ok=True)
+    clients = open_clients(module, args)
+    sets = []
+    try:
+        for seed in seeds:
+            one = trial_args(args, seed)
+            rows, card = module.run(one, clients)
+            card.sections["Reproducibility"] = reproducibility(module, one)
+            save_test_set(rows, features, one.out, card, args.overwrite)
+            sets.append({"seed": seed, "folder": one.out.name, "n": len(rows),
+                         "fingerprint": dataset_fingerprint(_test_split(one.out))})
+    finally:
+        for client in _opened(clients):
+            client.report()
+    for entry in parent.iterdir():  # sets of an earlier, replaced run with other seeds
+        if TRIAL_FOLDER.fullmatch(entry.name) and entry.name not in {s["folder"] for s in sets}:
+            shutil.rmtree(entry)
+    local = ("handler", "cache", "out", "overwrite", "command", "push_to_hub", "private")
+    options = {k: v for k, v in vars(args).items() if k not in local}
+    manifest = {
+        "written_by": f"{MARKER} generate",
+        "benchmark": args.generator_name,
+        "command": f"hallubench generate {args.generator_name} --trials {args.trials} --seed {args.seed} ...",
+        "arguments": json.loads(redact_known(json.dumps(options, default=str, sort_keys=True))),
+        "generator_prompts_hash": generator_prompts_hash(module),
+        "seeds": seeds,
+        "sets": sets,
+    }
+    write_text_atomic(parent / TRIALS_MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    print(f"[hallubench] wrote {len(sets)} trials and {parent / TRIALS_MANIFEST}", file=sys.stderr)
+    return 0
+
+
+def _test_split(folder: Path) -> Any:
+    """The ``test`` split of a set written by ``save_test_set``."""
+    import datasets
+
+    return datasets.load_from_disk(str(folder))["test"]

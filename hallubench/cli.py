@@ -85,6 +85,7 @@ def _score(args: argparse.Namespace) -> int:
     from hallu_metrics.judges.kinds import check_judge_spec
     from hallu_metrics.registry import benchmark_for_task
     from hallubench import report
+    from hallubench.costs import gather_prices, summary_lines
     from hallubench.dataset_samples import write_dataset_samples
     from hallubench.judge_failures import failure_causes
     from hallubench.outputs import check_output_file, check_replaceable
@@ -97,6 +98,7 @@ def _score(args: argparse.Namespace) -> int:
         if Path(args.plot).resolve() == Path(args.out).resolve():
             raise HallubenchError(f"--plot {args.plot} is also --out; choose two different files")
     flags = _flags(args)
+    prices = gather_prices(args.price, args.price_file, benchmark.judge_roles)
     inputs = _input_paths(args, flags)
     check_replaceable(Path(args.out), "--out", "score", overwrite=args.overwrite, inputs=inputs)
     if args.plot is not None:
@@ -108,7 +110,8 @@ def _score(args: argparse.Namespace) -> int:
         samples = find_samples(args.samples, args.task) if args.samples else Path(tmp) / "samples.jsonl"
         if args.dataset:  # the judge scores each doc itself; the responses stay empty
             write_dataset_samples(args.task, args.dataset, samples)
-        result, records = score(args.task, samples, ScoreOptions(flags, args.rejudge, args.retry_unparseable))
+        result, records = score(args.task, samples, ScoreOptions(flags, args.rejudge, args.retry_unparseable,
+                                                                 prices))
     if args.dataset:
         result["samples"] = f"{args.dataset} (dataset, empty responses)"
         result["dataset"].update(location=args.dataset, revision="unpinned")
@@ -118,6 +121,8 @@ def _score(args: argparse.Namespace) -> int:
     result["date"] = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     write_json_atomic(Path(args.out), result)
     print(report.judge_line(result, benchmark))
+    if result["accounting"]["total"]["calls"]:  # a judge was called (not the rule judge, not all verdicts reused)
+        print("\n".join(summary_lines(result["accounting"])))
     print(report.table(result, benchmark))
     if args.plot:
         report.plot(result, benchmark, Path(args.plot))
@@ -181,26 +186,55 @@ def _share(text: str) -> float:
 def _report(args: argparse.Namespace) -> int:
     from hallubench.compare import CSV_HEADER, draw, load_results, planned_plots, tables
     from hallubench.outputs import MARKDOWN_MARK, check_replaceable, write_text_atomic
+    from hallubench.stability import CSV_HEADER as STABILITY_HEADER
+    from hallubench.stability import draw_stability, stability_plot_path, stability_tables, trial_groups
 
     sources = [Path(p) for p in args.results]
+    if args.paper:
+        from hallubench.paper_tables import paper_report
+
+        return paper_report(args.paper, sources, args.out, args.overwrite)
+    if not sources:
+        raise HallubenchError("report: expected RESULTS (RESULT.json or lm-eval results_*.json files), or --paper")
     rows = load_results(sources)
     markdown, csv_text = tables(rows)
+    groups, trial_notes = trial_groups(rows, [Path(p) for p in args.trials or []])
+    stable_markdown, stable_csv = stability_tables(groups, trial_notes)
+    markdown += f"\n{stable_markdown}" if stable_markdown else ""
     print(markdown)
     if args.out:
         out = Path(args.out)
         if out.exists() and not out.is_dir():
             raise HallubenchError(f"--out {out} is a file; expected a folder for the report")
         plots = planned_plots(rows, out)
-        for path in (out / "report.md", out / "report.csv", *(p.path for p in plots)):
+        stable_plots = [(g, stability_plot_path(g, out)) for g in groups]
+        for path in (out / "report.md", out / "report.csv", *(p.path for p in plots), *(p for _, p in stable_plots)):
             check_replaceable(path, "--out", "report", overwrite=args.overwrite, inputs=sources,
                               csv_header=",".join(CSV_HEADER))
+        if groups:
+            check_replaceable(out / "stability.csv", "--out", "report", overwrite=args.overwrite, inputs=sources,
+                              csv_header=",".join(STABILITY_HEADER))
         write_text_atomic(out / "report.md", f"{MARKDOWN_MARK}\n{markdown}")
         write_text_atomic(out / "report.csv", csv_text)
+        if groups:
+            write_text_atomic(out / "stability.csv", stable_csv)
+        for group, path in stable_plots:
+            draw_stability(group, path)
+            print(f"[hallubench] plot written to {path}", file=sys.stderr)
         for plot in plots:
             draw(plot)
             print(f"[hallubench] plot written to {plot.path}", file=sys.stderr)
         print(f"[hallubench] tables written to {out / 'report.md'} and {out / 'report.csv'}", file=sys.stderr)
     return 0
+
+
+def add_price_flags(parser: argparse.ArgumentParser) -> None:
+    """``--price ROLE=IN/OUT`` and ``--price-file`` (docs/cost.md)."""
+    parser.add_argument("--price", action="append", metavar="ROLE=IN/OUT",
+                        help="USD per 1M input/output tokens of a judge role (judge: every role), e.g. "
+                        "judge=0.15/0.60; repeatable (docs/cost.md)")
+    parser.add_argument("--price-file", type=Path, metavar="YAML",
+                        help="prices by role, judge spec or model name: KEY: IN/OUT (docs/cost.md)")
 
 
 def _role(text: str) -> tuple[str, str]:
@@ -219,7 +253,9 @@ SUBCOMMANDS: dict[str, str] = {  # name -> help, listed by `hallubench --help` w
     "eval": "lm_eval with hallubench's tasks included (all arguments pass through)",
     "score": "judge saved lm-eval samples without re-running the model",
     "report": "compare models: one table per benchmark (markdown + CSV) and plots",
-    "agreement": "a judge's agreement with human labels on one check (accuracy, Cohen's kappa, confusion)",
+    "agreement": "calibrate a judge: agreement with the shipped labels, your labels, or another judge",
+    "view": "write one static HTML page to browse scored items (prompt, response, judge steps, evidence)",
+    "plan": "expected judge calls, tokens, time and cost of judging a set, before anything is judged",
 }
 
 
@@ -296,6 +332,7 @@ def _add_score(subparsers: argparse._SubParsersAction) -> None:
         help="exit 2 when the share of items without a readable judge verdict (judge_unparseable_rate) exceeds SHARE "
         "(default: 0.05); the result is written either way",
     )
+    add_price_flags(score)
     score.add_argument("--model", help="name of the model under test, for tables and plots")
     score.add_argument("--out", required=True, help="RESULT.json to write")
     score.add_argument("--plot", help="also draw the breakdowns to this PNG")
@@ -310,10 +347,17 @@ def _add_report(subparsers: argparse._SubParsersAction) -> None:
         help="compare models: one table per benchmark (markdown + CSV) and plots",
         description="Tables and comparison plots from RESULT.json / lm-eval results files.",
     )
-    compare.add_argument("results", nargs="+", help="hallubench score RESULT.json files or lm-eval results_*.json")
+    compare.add_argument("results", nargs="*", help="hallubench score RESULT.json files or lm-eval results_*.json "
+                         "(optional with --paper)")
+    compare.add_argument("--paper", metavar="BENCH", help="print a paper's published table for BENCH (e.g. "
+                         "precisewikiqa, halueval) with your results for the same models beside it; --out writes "
+                         "paper.md")
     compare.add_argument("--out", help="folder for report.md, report.csv and one PNG per task and breakdown")
     compare.add_argument("--overwrite", action="store_true",
                          help="replace files in --out that hallubench report did not write (never an input)")
+    compare.add_argument("--trials", action="append", metavar="PARENT",
+                         help="a trials folder of generate --trials (repeatable): results on its sets get a stability "
+                         "section (docs/stability.md); found by itself beside the sets the results name")
     compare.set_defaults(handler=_report)
 
 
@@ -347,9 +391,19 @@ def _builders(argv: list[str] | None) -> dict[str, Builder]:
 
         add_parser(subparsers)
 
+    def view(subparsers: argparse._SubParsersAction) -> None:
+        from hallubench.viewer import add_parser
+
+        add_parser(subparsers)
+
+    def plan(subparsers: argparse._SubParsersAction) -> None:
+        from hallubench.plan import add_parser
+
+        add_parser(subparsers)
+
     return {"generate": generate, "knowledge": knowledge, "judge-templates": judge_templates, "agreement": agreement,
-            "tasks-path": _add_simple("tasks-path", _tasks_path), "model-args": _add_simple("model-args", _model_args),
-            "score": _add_score, "report": _add_report}
+            "view": view, "plan": plan, "tasks-path": _add_simple("tasks-path", _tasks_path),
+            "model-args": _add_simple("model-args", _model_args), "score": _add_score, "report": _add_report}
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -369,6 +423,10 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if argv[:1] == ["eval"] and any(a == "--trials" or a.startswith("--trials=") for a in argv[1:]):
+            from hallubench.stability import run_eval_trials
+
+            return run_eval_trials(argv[1:], run_lm_eval)
         if argv[:1] == ["eval"]:
             return run_lm_eval(argv[1:])
         try:
