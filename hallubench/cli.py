@@ -197,7 +197,7 @@ def _report(args: argparse.Namespace) -> int:
     if not sources:
         raise HallubenchError("report: expected RESULTS (RESULT.json or lm-eval results_*.json files), or --paper")
     rows = load_results(sources)
-    markdown, csv_text = tables(rows)
+    markdown, csv_text = tables(rows, args.view)
     groups, trial_notes = trial_groups(rows, [Path(p) for p in args.trials or []])
     stable_markdown, stable_csv = stability_tables(groups, trial_notes)
     markdown += f"\n{stable_markdown}" if stable_markdown else ""
@@ -355,6 +355,8 @@ def _add_report(subparsers: argparse._SubParsersAction) -> None:
     compare.add_argument("--out", help="folder for report.md, report.csv and one PNG per task and breakdown")
     compare.add_argument("--overwrite", action="store_true",
                          help="replace files in --out that hallubench report did not write (never an input)")
+    compare.add_argument("--view", metavar="PAGE", help="link each table row to its items in this hallubench view "
+                         "page, as report.md reaches it (e.g. view.html when written into --out; docs/viewer.md)")
     compare.add_argument("--trials", action="append", metavar="PARENT",
                          help="a trials folder of generate --trials (repeatable): results on its sets get a stability "
                          "section (docs/stability.md); found by itself beside the sets the results name")

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 import jsonschema
 
@@ -237,17 +238,24 @@ def incomparable(rows: Sequence[Row]) -> str:
     return f"**warning:** rows differ in {'; '.join(differing)}; numbers are not comparable" if differing else ""
 
 
-def _markdown(task: str, rows: Sequence[Row]) -> str:
+def item_links(view: str, task: str, model: str) -> str:
+    """Links to the items behind a row in a ``hallubench view`` page (its filters are read from the URL hash)."""
+    where = urlencode({"task": task, "model": model})
+    return f"[all]({view}#{where}) · [judge failures]({view}#{where}&fail=1)"
+
+
+def _markdown(task: str, rows: Sequence[Row], view: str | None = None) -> str:
     benchmark = TASKS[task]
     metrics = [benchmark.metric(m) for m in benchmark.headline_metrics]
     header = ["model", "judge", "set", "shots", "date (UTC)", "n", *(f"{m.name} ({unit(m)})" for m in metrics)]
+    links = [f" {item_links(view, task, str(r['model']))} |" if view else "" for r in rows]
     lines = [
         f"### {task} ({benchmark.paper})",
         "",
-        "| " + " | ".join(header) + " |",
-        "|---|---|---|---:|---|---:|" + "---:|" * len(metrics),
+        "| " + " | ".join(header) + " |" + (" items |" if view else ""),
+        "|---|---|---|---:|---|---:|" + "---:|" * len(metrics) + ("---|" if view else ""),
         *("| " + " | ".join(str(r[c]) for c in (*COLUMNS, "n")) + " | " + " | ".join(cell(m, r) for m in metrics)
-          + " |" for r in rows),
+          + " |" + link for r, link in zip(rows, links)),
     ]
     warning = incomparable(rows)
     return "\n".join([*lines, *(["", warning] if warning else [])])
@@ -265,9 +273,10 @@ def _csv_rows(task: str, row: Row) -> list[list[Any]]:
     return lines
 
 
-def tables(rows: list[Row]) -> tuple[str, str]:
+def tables(rows: list[Row], view: str | None = None) -> tuple[str, str]:
     """(markdown, csv): per task, one row per result with the headline metrics. Markdown shows rates in percent
-    (an interval note first), the CSV fractions; predict-only results are a note line each, in neither table."""
+    (an interval note first), the CSV fractions; predict-only results are a note line each, in neither table.
+    ``view``: a ``hallubench view`` page each markdown row links to (its items, its judge failures)."""
     by_task = _by_task(rows)
     buffer = io.StringIO()
     writer = csv.writer(buffer)
@@ -276,7 +285,7 @@ def tables(rows: list[Row]) -> tuple[str, str]:
         for row in task_rows:
             writer.writerows(_csv_rows(task, row))
     skipped = [SKIPPED_NOTE.format(model=r["model"], task=r["task"]) for r in rows if r["skipped"]]
-    parts = [INTERVAL_NOTE, *(_markdown(task, task_rows) for task, task_rows in by_task.items())]
+    parts = [INTERVAL_NOTE, *(_markdown(task, task_rows, view) for task, task_rows in by_task.items())]
     parts += ["\n".join(skipped)] if skipped else []
     return "\n\n".join(parts) + "\n", buffer.getvalue()
 

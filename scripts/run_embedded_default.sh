@@ -12,7 +12,7 @@
 #   lm_eval/smollm2-135m-instruct/results_*.json, samples_<task>_*.jsonl
 #   results/<task>.json, .png    `hallubench score` results (docs/results.md) and breakdown plots
 #   report/report.md, .csv       `hallubench report` over all results
-#   report/view.html             `hallubench view`: every item with its judge steps and evidence (linked from report.md)
+#   report/view.html             `hallubench view`: every item with its judge steps and evidence (report.md rows link to it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .venv/bin/activate
@@ -95,7 +95,7 @@ if [ -d "$OUT/sets/faithfulness" ]; then
   hallubench score --task faithfulness_baseline --dataset "$OUT/sets/faithfulness" --judge rule --model baseline \
     --out "$OUT/results/faithfulness_baseline.json" --plot "$OUT/results/faithfulness_baseline.png"
 fi
-hallubench report "$OUT"/results/*.json --out "$OUT/report" > /dev/null
+hallubench report "$OUT"/results/*.json --out "$OUT/report" --view view.html > /dev/null  # rows link to their items
 NOTICE="> **Smoke run, not a measurement.** Model under test: SmolLM2-135M-Instruct with answers cut at ${MAX_NEW:-128} new
 > tokens (the papers allow 256-1024); judges: the embedded offline rule stand-ins, not the papers' LLM judges
 > (agreement in docs/benchmarks.md); test sets of a few items. \`faithfulness_rubric_so\` shows n/a where SmolLM2 wrote
@@ -103,12 +103,5 @@ NOTICE="> **Smoke run, not a measurement.** Model under test: SmolLM2-135M-Instr
 { printf '%s\n\n' "$NOTICE"; cat "$OUT/report/report.md"; } > "$OUT/report/report.md.tmp"
 mv "$OUT/report/report.md.tmp" "$OUT/report/report.md"
 hallubench view "$OUT/results" --out "$OUT/report"
-{ printf '\n## Items behind the numbers\n\nOpen in a browser (a static page, `hallubench view`; docs/viewer.md):\n\n'
-  for result in "$OUT"/results/*.json; do
-    task=$(basename "$result" .json)
-    ls "$OUT/lm_eval/$MODEL"/samples_"${task}"_*.jsonl >/dev/null 2>&1 || continue
-    printf -- '- %s: [all items](view.html#task=%s&model=%s), [judge failures](view.html#task=%s&model=%s&fail=1)\n' \
-      "$task" "$task" "$MODEL" "$task" "$MODEL"
-  done; } >> "$OUT/report/report.md"
 printf '\n%s\n' "$NOTICE" | sed 's/^> //; s/\*\*//g'
 step "done: tables in $OUT/report/report.md, items in $OUT/report/view.html, plots in $OUT/results/ and $OUT/report/"

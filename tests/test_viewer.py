@@ -310,3 +310,21 @@ def test_page_in_headless_chromium(browser, run_dir, tmp_path):
     assert passage.is_visible() and passage.text_content() == WILD_PAGE
     page.wait_for_timeout(200)
     assert problems == []
+
+
+def test_report_rows_link_to_the_items_the_page_shows_under_the_same_model(run_dir, tmp_path, capsys):
+    """`report --view` links each row to its items; the page names an lm-eval folder's items by the model report
+    reads from the results file beside them (model_args), so the link's filter finds them."""
+    results = {"results": {"precisewikiqa": {"alias": "precisewikiqa", "correct_rate,judged": 0.5,
+                                             "false_refusal_rate,judged": 0.0, "judge_unparseable_rate,judged": 0.0}},
+               "configs": {"precisewikiqa": {"metadata": {"hallubench_judges": {"judge": "rule"}}}},
+               "config": {"model_args": "pretrained=/models/SmolLM2-135M-Instruct"},
+               "n-shot": {"precisewikiqa": 0}, "n-samples": {"precisewikiqa": {"original": 3, "effective": 3}},
+               "date": 1717243200.0}
+    (run_dir / "model-a" / "results_2026-01-01T00-00-00.000001.json").write_text(json.dumps(results))
+    assert main(["report", str(run_dir / "model-a" / "results_2026-01-01T00-00-00.000001.json"),
+                 "--view", "view.html"]) == 0
+    link = "view.html#task=precisewikiqa&model=SmolLM2-135M-Instruct"
+    assert f"| [all]({link}) · [judge failures]({link}&fail=1) |" in capsys.readouterr().out
+    models = {(s.task, s.model) for s in find_sources([run_dir])}
+    assert ("precisewikiqa", "SmolLM2-135M-Instruct") in models and ("precisewikiqa", "model-b") in models

@@ -16,6 +16,7 @@ from hallu_metrics.longform.knowledge import KnowledgeStore
 from hallu_metrics.longform.passages import PASSAGE_WORDS
 from hallu_metrics.registry import benchmark_for_task
 from hallu_metrics.wildhallucinations.evidence import page_passages_of
+from hallubench.compare import model_name
 from hallubench.errors import HallubenchError
 from hallubench.outputs import MARKER
 from hallubench.scoring import judged_record, task_of
@@ -51,6 +52,20 @@ def _score_result(path: Path) -> Mapping[str, Any] | None:
     return data if isinstance(data, dict) and data.get("written_by") == f"{MARKER} score" else None
 
 
+def _folder_model(folder: Path) -> str:
+    """The model of an lm-eval output folder as ``hallubench report`` names it (from the ``results_*.json`` beside
+    the samples logs), so that report rows link to their items; else the folder's name."""
+    for results in sorted(folder.glob("results_*.json"), reverse=True):
+        try:
+            model_args = json.loads(results.read_text(encoding="utf-8")).get("config", {}).get("model_args")
+        except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+            continue
+        name = model_name(model_args or "")
+        if name:
+            return name
+    return folder.name
+
+
 def find_sources(paths: Iterable[Path], model: str | None = None) -> list[Source]:
     """Every samples log the given files and folders (searched recursively) name: lm-eval's
     ``samples_<task>_<date>.jsonl`` and `hallubench score` result.json files (which name their samples and model).
@@ -64,7 +79,7 @@ def find_sources(paths: Iterable[Path], model: str | None = None) -> list[Source
         for file in files:
             task = task_of(file.name)
             if task is not None:
-                found.setdefault(file.resolve(), Source(file, task, model or file.parent.name))
+                found.setdefault(file.resolve(), Source(file, task, model or _folder_model(file.parent)))
                 continue
             result = _score_result(file) if file.suffix == ".json" else None
             if result is not None and isinstance(result.get("task"), str):
