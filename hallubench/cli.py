@@ -85,6 +85,7 @@ def _score(args: argparse.Namespace) -> int:
     from hallu_metrics.judges.kinds import check_judge_spec
     from hallu_metrics.registry import benchmark_for_task
     from hallubench import report
+    from hallubench.compare import FROM_DATASET
     from hallubench.costs import gather_prices, summary_lines
     from hallubench.dataset_samples import write_dataset_samples
     from hallubench.judge_failures import failure_causes
@@ -113,7 +114,7 @@ def _score(args: argparse.Namespace) -> int:
         result, records = score(args.task, samples, ScoreOptions(flags, args.rejudge, args.retry_unparseable,
                                                                  prices))
     if args.dataset:
-        result["samples"] = f"{args.dataset} (dataset, empty responses)"
+        result["samples"] = f"{args.dataset}{FROM_DATASET}"
         result["dataset"].update(location=args.dataset, revision="unpinned")
     if args.model:
         result["model"] = args.model

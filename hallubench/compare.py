@@ -51,6 +51,7 @@ COMPARABLE = ("judge", "set", "shots")  # rows differing in these do not measure
 CSV_HEADER = ("task", *COLUMNS, "judge_spec", "n", "metric", "value", "unit", "counted", "stderr", "wilson95_low",
               "wilson95_high")
 SKIPPED_NOTE = "skipped (predict-only, not judged): {model} on {task} — judge with hallubench score"
+FROM_DATASET = " (dataset, empty responses)"  # ends the `samples` of a result scored with --dataset: no items
 
 
 def model_name(model_args: str | Mapping[str, Any]) -> str | None:
@@ -238,6 +239,11 @@ def incomparable(rows: Sequence[Row]) -> str:
     return f"**warning:** rows differ in {'; '.join(differing)}; numbers are not comparable" if differing else ""
 
 
+def _has_items(row: Row) -> bool:
+    """Whether the row's result has items to view: not one that ``score --dataset`` judged (no responses logged)."""
+    return not str(row.get("samples", "")).endswith(FROM_DATASET)
+
+
 def item_links(view: str, task: str, model: str) -> str:
     """Links to the items behind a row in a ``hallubench view`` page (its filters are read from the URL hash)."""
     where = urlencode({"task": task, "model": model})
@@ -248,7 +254,8 @@ def _markdown(task: str, rows: Sequence[Row], view: str | None = None) -> str:
     benchmark = TASKS[task]
     metrics = [benchmark.metric(m) for m in benchmark.headline_metrics]
     header = ["model", "judge", "set", "shots", "date (UTC)", "n", *(f"{m.name} ({unit(m)})" for m in metrics)]
-    links = [f" {item_links(view, task, str(r['model']))} |" if view else "" for r in rows]
+    links = [(f" {item_links(view, task, str(r['model']))} |" if _has_items(r) else " (no items: scored from the "
+              "dataset) |") if view else "" for r in rows]
     lines = [
         f"### {task} ({benchmark.paper})",
         "",

@@ -15,6 +15,7 @@ from urllib.parse import quote
 import pytest
 
 from hallubench.cli import main
+from hallubench.compare import FROM_DATASET
 from hallubench.errors import HallubenchError
 from hallubench.viewer import write_view
 from hallubench.viewer.items import find_sources, gather
@@ -328,3 +329,10 @@ def test_report_rows_link_to_the_items_the_page_shows_under_the_same_model(run_d
     assert f"| [all]({link}) · [judge failures]({link}&fail=1) |" in capsys.readouterr().out
     models = {(s.task, s.model) for s in find_sources([run_dir])}
     assert ("precisewikiqa", "SmolLM2-135M-Instruct") in models and ("precisewikiqa", "model-b") in models
+    # a result `score --dataset` wrote logged no responses: its row says so instead of linking to nothing
+    scored = {"task": "precisewikiqa", "model": "baseline", "judges": {"judge": "rule"}, "n": 3, "correct_rate": 0.5,
+              "samples": f"sets/p{FROM_DATASET}", "dataset": {"location": "sets/p", "revision": "unpinned"}}
+    (tmp_path / "scored.json").write_text(json.dumps(scored))
+    assert main(["report", str(tmp_path / "scored.json"), "--view", "view.html"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| baseline |"))
+    assert row.endswith("| (no items: scored from the dataset) |") and "view.html" not in row
