@@ -23,7 +23,7 @@ from huggingface_hub.repocard import metadata_load
 from hallubench_generators.publishing import foreign_content
 
 BIN = Path(sys.executable).parent
-TOKEN = "hf_LoopbackReleaseToken0123456789abcdef"
+TOKEN = "hf_" + "fake" * 9  # no credential: the loopback Hub takes any token; hf_-shaped so redaction must catch it
 REPO = "lab/mixed-release"
 API = re.compile(r"/api/datasets/(?P<repo>[^/]+/[^/]+)(?:/(?P<verb>revision|preupload|commit|tree|paths-info)"
                  r"/(?P<rev>[^/]+)(?:/(?P<path>.*))?)?")
