@@ -9,15 +9,14 @@ import json
 import datasets
 import evaluate
 import pytest
-from lm_eval.tasks import TaskManager
+from support import task_manager, write_jsonl
 
-from hallu_metrics import anah, registry
+from hallu_metrics import anah
 from hallu_metrics.evaluate_metrics import module_path
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.pipeline import judge_responses
 from hallubench.cli import main
 from hallubench.errors import HallubenchError
-from hallubench_tasks import TASKS_DIR
 from hallubench_tasks.dataset_loading import load
 
 DOCUMENT = ("The Eiffel Tower was built between 1887 and 1889 in Paris. It is 330 metres tall. "
@@ -26,18 +25,6 @@ ROWS = [
     {"question": "When was the Eiffel Tower built?", "document": DOCUMENT, "language": "en"},
     {"question": "埃菲尔铁塔有多高？", "document": "埃菲尔铁塔位于巴黎，高330米。", "language": "zh"},
 ]
-
-
-@pytest.fixture(autouse=True)
-def registered(monkeypatch):
-    """The benchmark in the registry (a no-op once registry.py lists it)."""
-    monkeypatch.setitem(registry.BENCHMARKS, anah.BENCHMARK.name, anah.BENCHMARK)
-    monkeypatch.setitem(registry.TASKS, anah.BENCHMARK.name, anah.BENCHMARK)
-
-
-def write_jsonl(path, rows):
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def record(*labels):
@@ -212,8 +199,7 @@ def test_loaders_read_jsonl_and_the_official_folder_and_check_language(tmp_path)
 def test_yaml_task_and_group_load(tmp_path):
     """anah_v2_ref builds through lm-eval's TaskManager (prompt as text, 512 new tokens, greedy) and is listed in
     the `hallulens_intrinsic` tag."""
-    manager = TaskManager(include_path=str(TASKS_DIR),
-                          metadata={"dataset": str(write_jsonl(tmp_path / "a.jsonl", ROWS))})
+    manager = task_manager({"dataset": str(write_jsonl(tmp_path / "a.jsonl", ROWS))})
     assert "hallulens_intrinsic" in manager.all_tags
     task = manager.load(["anah_v2_ref"])["tasks"]["anah_v2_ref"]
     doc = next(iter(task.test_docs()))

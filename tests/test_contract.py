@@ -7,7 +7,7 @@ import re
 
 import pytest
 import yaml
-from lm_eval.tasks import TaskManager
+from support import task_manager
 
 from hallu_metrics.evaluate_metrics import module_names
 from hallu_metrics.registry import BENCHMARKS
@@ -66,7 +66,7 @@ def test_every_task_yaml_belongs_to_a_registered_benchmark():
 
 def test_every_yaml_loads_in_lm_eval():
     """TaskManager indexes every task and group declared in the YAML files."""
-    manager = TaskManager(include_path=str(TASKS_DIR))
+    manager = task_manager()
     names = set()
     for path in YAML_FILES:
         data = yaml.load(path.read_text(), Loader=_Loose) or {}
@@ -75,6 +75,18 @@ def test_every_yaml_loads_in_lm_eval():
             if isinstance(value, str) and (key != "task" or "group" not in data):
                 names.add(value)
     assert names <= set(manager.all_tasks), sorted(names - set(manager.all_tasks))
+
+
+@pytest.mark.slow
+def test_no_name_clashes_with_lm_evals_built_in_tasks():
+    """The one test that builds lm-eval's full index (~15k built-in tasks, 10-20 s): no hallubench task, group or
+    tag shares a name with a built-in one, and all of ours are found beside them."""
+    from lm_eval.tasks import TaskManager
+
+    ours = set(task_manager().all_tasks)
+    built_in = set(TaskManager().all_tasks)
+    assert not ours & built_in, sorted(ours & built_in)
+    assert ours <= set(task_manager(include_defaults=True).all_tasks)
 
 
 def test_dataset_cards_record_what_regenerates_the_set(tmp_path):

@@ -12,7 +12,7 @@ import sys
 import datasets
 import evaluate
 import pytest
-from lm_eval.tasks import TaskManager
+from support import task_manager, write_jsonl
 
 from hallu_metrics import faitheval, registry
 from hallu_metrics.evaluate_metrics import module_path
@@ -29,7 +29,6 @@ from hallu_metrics.faitheval import (
     read_keyword_reply,
 )
 from hallubench.errors import HallubenchError
-from hallubench_tasks import TASKS_DIR
 from hallubench_tasks.dataset_loading import load
 
 TASKS = ("faitheval_unanswerable", "faitheval_inconsistent", "faitheval_counterfactual")
@@ -45,19 +44,6 @@ CHOICE_ROWS = [
     {"id": "c1", "question": "Which animal barks?", "context": "Cats are the animals that bark.",
      "answerKey": "A", "choices": {"label": ["A", "B"], "text": ["cat", "dog"]}},
 ]
-
-
-@pytest.fixture(autouse=True)
-def registered(monkeypatch):
-    """The FaithEval benchmarks in the registry (a no-op once registry.py lists them)."""
-    for benchmark in faitheval.BENCHMARKS:
-        monkeypatch.setitem(registry.BENCHMARKS, benchmark.name, benchmark)
-        monkeypatch.setitem(registry.TASKS, benchmark.name, benchmark)
-
-
-def write_jsonl(path, rows):
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def test_normalisation_follows_the_reference():
@@ -298,7 +284,7 @@ def test_yaml_tasks_and_group_load(tmp_path):
     metadata = {"dataset_faitheval_unanswerable": str(write_jsonl(tmp_path / "u.jsonl", KEYWORD_ROWS)),
                 "dataset_faitheval_inconsistent": str(tmp_path / "u.jsonl"),
                 "dataset_faitheval_counterfactual": str(write_jsonl(tmp_path / "c.jsonl", CHOICE_ROWS))}
-    manager = TaskManager(include_path=str(TASKS_DIR), metadata=metadata)
+    manager = task_manager(metadata)
     assert "hallulens_intrinsic" in manager.all_tags
     tasks = manager.load(list(TASKS))["tasks"]
     targets = {}
@@ -337,7 +323,7 @@ def test_lm_eval_runs_faitheval_with_smollm2(tmp_path):
         model="hf", model_args=",".join(f"{k}={v}" for k, v in embedded_model_args().items()),
         tasks=["faitheval_unanswerable", "faitheval_counterfactual"], limit=2, gen_kwargs="max_gen_toks=8",
         apply_chat_template=True, log_samples=True, device="cpu",
-        task_manager=TaskManager(include_path=str(TASKS_DIR), metadata=metadata),
+        task_manager=task_manager(metadata),
     )
     results = output["results"]
     for metric in ("accuracy", "accuracy_official", "accuracy_strict", "accuracy_strict_official"):

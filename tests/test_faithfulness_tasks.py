@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from lm_eval.tasks import TaskManager
+from support import task_manager
 
 from hallu_metrics.judges.prompts import block_texts
 from hallubench.backends.hf_local import embedded_model_args
@@ -46,7 +46,7 @@ def test_yamls_load_with_the_rubric_prompt_and_budgets(dataset, tmp_path):
     given with --metadata rubric=PATH replaces the default), greedy with 256 / 16 new tokens."""
     rubric = tmp_path / "rubric.md"
     rubric.write_text("CUSTOM RUBRIC: grade listings.", encoding="utf-8")
-    manager = TaskManager(include_path=str(TASKS_DIR), metadata={"dataset": str(dataset), "rubric": str(rubric)})
+    manager = task_manager({"dataset": str(dataset), "rubric": str(rubric)})
     tasks = manager.load(list(TASKS))["tasks"]
     reasoning, score_only = tasks["faithfulness_rubric"], tasks["faithfulness_rubric_so"]
     doc = reasoning.dataset["test"][0]

@@ -81,11 +81,9 @@ def test_download_failure_is_a_clear_error(monkeypatch):
 
 def test_lm_eval_finds_and_loads_every_task():
     """All task YAMLs and the group parse in lm-eval 0.4.13 and build docs from the shared QA file."""
-    from lm_eval.tasks import TaskManager
+    from support import task_manager
 
-    from hallubench_tasks import TASKS_DIR
-
-    manager = TaskManager(include_path=[str(TASKS_DIR)], metadata={"halueval_data": str(HALUEVAL)})
+    manager = task_manager({"halueval_data": str(HALUEVAL)})
     names = {n for n in manager.all_tasks if n.startswith("halueval")}
     expected = {"halueval", "halueval_variants", "halueval_general", "halueval_general_cot"} | {
         f"halueval_{t}{v}" for t in ("qa", "dialogue") for v in ("", "_knowledge", "_cot", "_contrast", "_paired")

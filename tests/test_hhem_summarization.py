@@ -14,29 +14,20 @@ import datasets
 import evaluate
 import pytest
 from conftest import SHARED_DATA
-from lm_eval.tasks import TaskManager
+from support import task_manager
 
 from hallu_metrics import hhem_summarization as hs
-from hallu_metrics import registry
 from hallu_metrics.evaluate_metrics import module_path
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.scorers import make_classifier_scorer
 from hallu_metrics.scorers.stand_ins import write_hhem_2_1
 from hallubench.errors import HallubenchError
-from hallubench_tasks import TASKS_DIR
 from hallubench_tasks.dataset_loading import load
 from hallubench_tasks.judged_task import JudgeFilter
 
 VECTARA = SHARED_DATA / "vectara_leaderboard"
 DOCUMENTS = VECTARA / "source_documents.jsonl"
 needs_vectara = pytest.mark.skipif(not DOCUMENTS.is_file(), reason="../shared/data/vectara_leaderboard is absent")
-
-
-@pytest.fixture(autouse=True)
-def registered(monkeypatch):
-    """hhem_summarization in the registry (a no-op once registry.py lists it)."""
-    monkeypatch.setitem(registry.BENCHMARKS, hs.NAME, hs.BENCHMARK)
-    monkeypatch.setitem(registry.TASKS, hs.NAME, hs.BENCHMARK)
 
 
 @pytest.mark.parametrize("summary, valid", [
@@ -201,7 +192,7 @@ def test_llm_judge_answers_the_faithfulness_rubric(score, outcome):
 @needs_vectara
 def test_yaml_task_loads_with_greedy_decoding():
     """The YAML builds in lm-eval's TaskManager: the prompt is the text, temperature 0, 512 new tokens."""
-    manager = TaskManager(include_path=str(TASKS_DIR), metadata={"dataset": str(DOCUMENTS), "judge": "none"})
+    manager = task_manager({"dataset": str(DOCUMENTS), "judge": "none"})
     task = manager.load([hs.NAME])["tasks"][hs.NAME]
     doc = next(iter(task.test_docs()))
     assert task.doc_to_text(doc) == doc["prompt"]

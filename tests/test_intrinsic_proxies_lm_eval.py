@@ -7,17 +7,10 @@ import os
 
 import pytest
 from conftest import SHARED_DATA
-from lm_eval.tasks import TaskManager
-
-from hallubench_tasks import TASKS_DIR
+from support import task_manager, write_jsonl
 
 pytestmark = pytest.mark.slow
 VECTARA = SHARED_DATA / "vectara_leaderboard" / "source_documents.jsonl"
-
-
-def write_jsonl(path, rows):
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return str(path)
 
 
 @pytest.mark.skipif(not VECTARA.is_file(), reason="../shared/data/vectara_leaderboard is not present")
@@ -45,7 +38,7 @@ def test_anah_popqa_and_hhem_summarization_run_through_lm_eval(tmp_path):
         model="hf", model_args=",".join(f"{k}={v}" for k, v in embedded_model_args().items()),
         tasks=["anah_v2_ref", "popqa_hallu", "hhem_summarization"], limit=2, gen_kwargs="max_gen_toks=8",
         apply_chat_template=True, log_samples=True, device="cpu",
-        task_manager=TaskManager(include_path=str(TASKS_DIR), metadata=metadata),
+        task_manager=task_manager(metadata),
     )
     results = output["results"]
     assert 0.0 <= results["popqa_hallu"]["false_refusal_rate,judged"] <= 1.0

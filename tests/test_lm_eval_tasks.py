@@ -5,12 +5,11 @@ import json
 
 import datasets
 import pytest
-from lm_eval.tasks import TaskManager
 from loopback import LoopbackChatServer
+from support import task_manager
 
 from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallubench.errors import HallubenchError
-from hallubench_tasks import TASKS_DIR
 from hallubench_tasks.dataset_loading import load
 from hallubench_tasks.judged_task import JudgeFilter
 
@@ -28,15 +27,8 @@ def tiny_set(path):
     return path
 
 
-def test_every_yaml_parses_and_tasks_are_discovered():
-    manager = TaskManager(include_path=str(TASKS_DIR))
-    assert "precisewikiqa" in manager.all_tasks and "hallulens" in manager.all_tasks
-
-
 def test_task_builds_with_dataset_and_judge_from_metadata(tmp_path):
-    manager = TaskManager(
-        include_path=str(TASKS_DIR), metadata={"dataset": str(tiny_set(tmp_path / "d")), "judge": "rule"}
-    )
+    manager = task_manager({"dataset": str(tiny_set(tmp_path / "d")), "judge": "rule"})
     task = manager.load(["precisewikiqa"])["tasks"]["precisewikiqa"]
     docs = list(task.test_docs())
     assert len(docs) == 4 and task.doc_to_text(docs[0]) == "Q0?"
@@ -73,9 +65,7 @@ def test_bad_dataset_setting_names_the_key(tmp_path, monkeypatch, make, message)
 
 
 def test_bad_judge_spec_fails_before_the_model_runs(tmp_path):
-    manager = TaskManager(
-        include_path=str(TASKS_DIR), metadata={"dataset": str(tiny_set(tmp_path / "d")), "judge": "gpt5"}
-    )
+    manager = task_manager({"dataset": str(tiny_set(tmp_path / "d")), "judge": "gpt5"})
     with pytest.raises(Exception, match="bad judge spec"):
         manager.load(["precisewikiqa"])
 

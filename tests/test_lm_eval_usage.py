@@ -7,11 +7,11 @@ import json
 import datasets
 import pytest
 from lm_eval.api.task import ConfigurableTask
-from lm_eval.tasks import TaskManager
+from support import task_manager
 
 from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallubench.errors import HallubenchError
-from hallubench_tasks import TASKS_DIR, judged_task
+from hallubench_tasks import judged_task
 from hallubench_tasks.judged_task import JudgeFilter
 
 
@@ -23,7 +23,7 @@ def tiny_set(path, answer="Paris"):
 
 
 def load_task(metadata):
-    return TaskManager(include_path=str(TASKS_DIR), metadata=metadata).load(["precisewikiqa"])["tasks"]["precisewikiqa"]
+    return task_manager(metadata).load(["precisewikiqa"])["tasks"]["precisewikiqa"]
 
 
 def test_num_fewshot_above_zero_is_refused(tmp_path):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import datasets
 import pytest
-from lm_eval.tasks import TaskManager
+from support import task_manager
 
 from hallu_metrics.longform.knowledge import write_store
 from hallu_metrics.longwiki import with_k
@@ -41,8 +41,7 @@ def store(tmp_path):
 
 def test_task_loads_with_the_paper_settings_and_k_from_metadata(test_set, store):
     """Prompt as the only user turn, greedy, 1024 new tokens; `longwiki_k` reaches the docs; `hallulens` holds it."""
-    manager = TaskManager(include_path=str(TASKS_DIR),
-                          metadata={"dataset": test_set, "knowledge": store, "judge": "rule", "longwiki_k": 16})
+    manager = task_manager({"dataset": test_set, "knowledge": store, "judge": "rule", "longwiki_k": 16})
     assert "longwiki" in manager.all_tasks
     task = manager.load(["longwiki"])["tasks"]["longwiki"]
     docs = list(task.test_docs())

@@ -14,7 +14,7 @@ from typing import Any
 
 import datasets
 import pytest
-from lm_eval.tasks import TaskManager
+from support import task_manager
 from test_metric_paths import CASES, ScriptedJudge
 
 from hallu_metrics import longwiki as longwiki_benchmark
@@ -31,7 +31,6 @@ from hallubench_generators.cli import GENERATORS, generator, reproducibility
 from hallubench_generators.nonexistent_refusal import generatedentities, mixedentities
 from hallubench_generators.nonexistent_refusal import prompts as nonexistent_prompts
 from hallubench_generators.protocol import generator_prompts_hash
-from hallubench_tasks import TASKS_DIR
 
 LONGWIKI = longwiki_benchmark.BENCHMARK
 JUDGED = sorted(name for name, b in BENCHMARKS.items() if b.judge_roles)
@@ -137,7 +136,7 @@ def test_hashes_are_stable_and_read_no_source(monkeypatch):
 def test_lm_eval_results_record_the_judge_prompts_hash(tmp_path):
     rows = [{"id": "x", "question": "Q?", "answer": "A", "title": "T", "reference": "r", "difficulty": 0}]
     datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)}).save_to_disk(str(tmp_path / "d"))
-    manager = TaskManager(include_path=str(TASKS_DIR), metadata={"dataset": str(tmp_path / "d"), "judge": "rule"})
+    manager = task_manager({"dataset": str(tmp_path / "d"), "judge": "rule"})
     task = manager.load(["precisewikiqa"])["tasks"]["precisewikiqa"]
     assert task.config.metadata["hallubench_judge_prompts_hash"] == judge_prompts_hash(PRECISEWIKIQA)
 

@@ -12,8 +12,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import datasets
-from lm_eval.tasks import TaskManager
 from loopback import LoopbackChatServer
+from support import task_manager
 
 import hallu_metrics.registry  # noqa: F401  (builds every benchmark's checks)
 from hallu_metrics import halueval
@@ -21,7 +21,6 @@ from hallu_metrics.judges.base import ALL_CHECKS
 from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallubench.cli import main
 from hallubench.scoring import find_samples
-from hallubench_tasks import TASKS_DIR
 
 ROWS = [  # a unicode answer and a set without a difficulty for one question: the fingerprint must see both as stored
     {"id": "q0", "question": "What is the capital of France?", "answer": "Paris", "title": "France", "reference": "r",
@@ -57,7 +56,7 @@ def score(*args: str) -> int:
 
 def task_fingerprint(dataset: str) -> str:
     """The fingerprint lm-eval's task records for ``dataset`` (``configs.<task>.metadata.hallubench_dataset``)."""
-    task = TaskManager(include_path=str(TASKS_DIR), metadata={"dataset": dataset, "judge": "rule"}).load(
+    task = task_manager({"dataset": dataset, "judge": "rule"}).load(
         ["precisewikiqa"])["tasks"]["precisewikiqa"]
     return task.config.metadata["hallubench_dataset"]["fingerprint"]
 

@@ -30,15 +30,14 @@ def test_url_credentials_never_reach_results_metadata_or_cards(tmp_path):
     from argparse import Namespace
 
     import datasets
-    from lm_eval.tasks import TaskManager
+    from support import task_manager
 
     from hallubench_generators.cli import generator, reproducibility
-    from hallubench_tasks import TASKS_DIR
 
     rows = [{"id": "x", "question": "Q?", "answer": "A", "title": "T", "reference": "r", "difficulty": 0}]
     datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)}).save_to_disk(str(tmp_path / "set"))
     judge = "openai:base_url=http://alice:hunter2pw@127.0.0.1:9/v1,model=m"
-    task = TaskManager(include_path=str(TASKS_DIR), metadata={
+    task = task_manager({
         "dataset": str(tmp_path / "set"), "judge": judge, "judge_probe_timeout": 0}).load(["precisewikiqa"])
     metadata = task["tasks"]["precisewikiqa"].config.metadata
     assert "hunter2pw" not in json.dumps(metadata, default=str)

@@ -14,16 +14,15 @@ from pathlib import Path
 import datasets
 import evaluate
 import pytest
-from lm_eval.tasks import TaskManager
+from support import task_manager, write_jsonl
 
-from hallu_metrics import popqa, registry, simpleqa
+from hallu_metrics import popqa, simpleqa
 from hallu_metrics import short_answer_qa as qa
 from hallu_metrics.evaluate_metrics import module_path
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.pipeline import judge_responses
 from hallubench.cli import main
 from hallubench.errors import HallubenchError
-from hallubench_tasks import TASKS_DIR
 from hallubench_tasks.dataset_loading import load
 
 SHARED_CSV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "simpleqa" / "simple_qa_test_set.csv"
@@ -37,19 +36,6 @@ POPQA_ROWS = [
     {"id": 9, "question": "What genre is Obscure Band?", "possible_answers": '["punk rock", "punk"]', "s_pop": 0,
      "prop": "genre", "subj": "Obscure Band"},
 ]
-
-
-@pytest.fixture(autouse=True)
-def registered(monkeypatch):
-    """Both benchmarks in the registry (a no-op once registry.py lists them)."""
-    for benchmark in (simpleqa.BENCHMARK, popqa.BENCHMARK):
-        monkeypatch.setitem(registry.BENCHMARKS, benchmark.name, benchmark)
-        monkeypatch.setitem(registry.TASKS, benchmark.name, benchmark)
-
-
-def write_jsonl(path, rows):
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def summary(outcomes, benchmark=simpleqa.BENCHMARK, docs=None):
@@ -209,7 +195,7 @@ def test_yaml_tasks_and_group_load(tmp_path):
     the `hallulens_proxies` group lists them."""
     metadata = {"dataset_simpleqa_hallu": str(SHARED_CSV),
                 "dataset_popqa_hallu": str(write_jsonl(tmp_path / "p.jsonl", POPQA_ROWS))}
-    manager = TaskManager(include_path=str(TASKS_DIR), metadata=metadata)
+    manager = task_manager(metadata)
     assert "hallulens_proxies" in manager.all_groups
     tasks = manager.load(["simpleqa_hallu", "popqa_hallu"])["tasks"]
     doc = next(iter(tasks["popqa_hallu"].test_docs()))
@@ -259,7 +245,7 @@ def test_lm_eval_runs_simpleqa_with_smollm2():
         model="hf", model_args=",".join(f"{k}={v}" for k, v in embedded_model_args().items()),
         tasks=["simpleqa_hallu"], limit=3, gen_kwargs="max_gen_toks=32", apply_chat_template=True, log_samples=True,
         device="cpu",
-        task_manager=TaskManager(include_path=str(TASKS_DIR), metadata={"dataset": str(SHARED_CSV)}),
+        task_manager=task_manager({"dataset": str(SHARED_CSV)}),
     )
     results = output["results"]["simpleqa_hallu"]
     for metric in ("false_refusal_rate", "correct_rate", "judge_unparseable_rate"):

@@ -3,22 +3,12 @@ test-set schema shared with the generator, and the loader accepting the Hub set'
 
 import datasets
 import pytest
-from lm_eval.tasks import TaskManager
+from support import task_manager
 
-from hallu_metrics import registry
 from hallu_metrics.wildhallucinations import BENCHMARK, QUESTION
 from hallubench.errors import HallubenchError
 from hallubench_generators.wildhallucinations import FEATURES
-from hallubench_tasks import TASKS_DIR
 from hallubench_tasks.dataset_loading import load
-
-
-@pytest.fixture
-def registered(monkeypatch):
-    """The benchmark in the registry (whether or not registry.py lists it yet)."""
-    monkeypatch.setitem(registry.BENCHMARKS, BENCHMARK.name, BENCHMARK)
-    for task in BENCHMARK.task_names:
-        monkeypatch.setitem(registry.TASKS, task, BENCHMARK)
 
 
 def rows(n=3):
@@ -33,12 +23,12 @@ def test_columns_are_the_generators():
         assert FEATURES[column] == feature, column
 
 
-def test_yaml_question_generation_settings_and_greedy_variant(registered, tmp_path):
+def test_yaml_question_generation_settings_and_greedy_variant(tmp_path):
     """The prompt is the paper's one-line question; sampling at temperature 1 with 512 new tokens, greedy variant
     deterministic with the same budget."""
     folder = tmp_path / "set"
     datasets.DatasetDict({"test": datasets.Dataset.from_list(rows())}).save_to_disk(str(folder))
-    manager = TaskManager(include_path=str(TASKS_DIR), metadata={"dataset": str(folder), "judge": "rule"})
+    manager = task_manager({"dataset": str(folder), "judge": "rule"})
     tasks = manager.load(list(BENCHMARK.task_names))["tasks"]
     sampled, greedy = tasks["wildhallucinations"], tasks["wildhallucinations_greedy"]
     doc = list(sampled.test_docs())[1]
@@ -51,7 +41,7 @@ def test_yaml_question_generation_settings_and_greedy_variant(registered, tmp_pa
     assert [m["metric"] for m in sampled.config.metric_list] == list(BENCHMARK.metric_names)
 
 
-def test_loader_takes_the_only_split_whatever_its_name(registered, tmp_path):
+def test_loader_takes_the_only_split_whatever_its_name(tmp_path):
     """A saved set whose one split is ``train`` (as on the Hub) loads; several splits without ``test`` fail."""
     single = tmp_path / "train_only"
     datasets.DatasetDict({"train": datasets.Dataset.from_list(rows())}).save_to_disk(str(single))
