@@ -6,12 +6,21 @@ preceding sentences, the sentence itself between VeriScore's ``<SOS>``/``<EOS>``
 sentence. Shorter sentences (list numbers, stray fragments) are not extracted but stay in other snippets'
 context, as in the reference. Marks a response itself contains (``<SOS>``, ``< eos >``, full-width or zero-width
 disguised) are removed from the snippet, so that only the extracted sentence is marked.
+
+A response cut at the token limit ends inside a sentence. Its unfinished last fragment is not a claim the model
+made (LongWiki on the embedded default: "Kalining" was extracted and judged false), so ``finished_sentences``
+sets it apart: a response is cut when its last sentence does not end with sentence-final punctuation (``.``, ``!``,
+``?``, ``…`` or their full-width forms, optionally followed by closing quotes, brackets or markdown emphasis). The
+rule reads the text only, since lm-eval's samples do not log how many tokens a reply used or why it stopped; a
+reply that stopped on its own without final punctuation loses its last fragment too, never more than that.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from segtok.segmenter import split_single
 
@@ -28,6 +37,7 @@ CONTEXT_BEFORE = 3
 CONTEXT_AFTER = 1
 START_MARK, END_MARK = "<SOS>", "<EOS>"
 _SENTENCE_MARK = re.compile(r"<\s*/?\s*[SE]OS\s*>", re.IGNORECASE)
+_FINISHED = re.compile(r"[.!?\u2026\u3002\uff01\uff1f][\"'\u201d\u2019\u00bb)\]*_]*$")
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,24 @@ def sentences_within_limits(text: str) -> tuple[list[str], dict[str, int] | None
 def split_sentences(text: str) -> list[str]:
     """The non-empty sentences of ``text``, stripped."""
     return [stripped for sentence in split_single(text) if (stripped := sentence.strip())]
+
+
+def finished_sentences(sentences: list[str]) -> tuple[list[str], str | None]:
+    """(the sentences claims may come from, the unfinished last fragment of a cut response or None): the last
+    sentence is an unfinished fragment when it does not end with sentence-final punctuation."""
+    if sentences and not _FINISHED.search(sentences[-1]):
+        return sentences[:-1], sentences[-1]
+    return sentences, None
+
+
+def cut_mark(fragment: str | None) -> dict[str, Any]:
+    """A judged record's mark of a cut response: ``cut``, and the ``cut_fragment`` that yielded no claim."""
+    return {"cut": True, "cut_fragment": fragment} if fragment is not None else {"cut": False}
+
+
+def cut_responses(records: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How many judged records were cut responses (their unfinished last fragment yielded no claim)."""
+    return {"cut_responses": sum(1 for r in records if r.get("cut"))}
 
 
 def snippets(sentences: list[str]) -> list[Snippet]:

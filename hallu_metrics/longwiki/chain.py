@@ -9,7 +9,13 @@ from typing import Any
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.longform.claims import CLAIM_EXTRACTION, dedupe_claims
 from hallu_metrics.longform.refusal import KNOWLEDGEABLE
-from hallu_metrics.longform.sentences import KEPT_CHARS, sentences_within_limits, snippets
+from hallu_metrics.longform.sentences import (
+    KEPT_CHARS,
+    cut_mark,
+    finished_sentences,
+    sentences_within_limits,
+    snippets,
+)
 from hallu_metrics.longform.verification import VERIFICATION
 from hallu_metrics.longwiki.evidence import Evidence, open_evidence
 from hallu_metrics.longwiki.options import claim_k
@@ -28,12 +34,15 @@ async def _verify(claim: str, doc: dict, evidence: Evidence, judges: JudgeSet) -
 
 
 async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:
-    """Refusal -> claims per sentence snippet -> evidence and verification per claim (section 3.2.2)."""
+    """Refusal -> claims per sentence snippet -> evidence and verification per claim (section 3.2.2); the
+    unfinished last fragment of a cut response yields no claim (``cut``)."""
     record: dict[str, Any] = {"response": response, "k": claim_k(doc, judges.settings), "snippets": [], "claims": [],
                               "n_claims": 0, "supported": 0}
     sentences, excess = sentences_within_limits(response)
     if excess:  # not judged: counted as too_long, in no metric
         return {**record, "response": response[:KEPT_CHARS], "outcome": "too_long", "too_long": excess}
+    sentences, fragment = finished_sentences(sentences)
+    record.update(cut_mark(fragment))
     knowledgeable = await judges.get("judge").ask(KNOWLEDGEABLE, {"question": doc["prompt"], "response": response})
     record["knowledgeable"] = knowledgeable.to_dict()
     if not knowledgeable.ok or not knowledgeable.label:  # unreadable, or not knowledgeable: a refusal

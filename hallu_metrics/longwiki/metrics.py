@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hallu_metrics.longform.sentences import cut_responses
+
 OUTCOMES = ("refused", "no_claims", "judged", "unjudged", "too_long")
 
 
@@ -47,10 +49,12 @@ def sample_metrics(record: Mapping[str, Any], doc: Mapping[str, Any] | None = No
 
 
 def claim_totals(records: Sequence[Mapping[str, Any]], docs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Numbers that are not per-response means: K used, claims verified and supported over the whole run."""
+    """Numbers that are not per-response means: K used, claims verified and supported over the whole run, and the
+    responses cut at the token limit."""
     judged = [r for r in records if r.get("outcome") == "judged"]
     return {
         "k": sorted({r["k"] for r in records if "k" in r}),
         "claims": sum(r["n_claims"] for r in judged),
         "supported_claims": sum(r["supported"] for r in judged),
+        **cut_responses(records),
     }

@@ -22,6 +22,7 @@ from hallu_metrics.wildhallucinations.evidence import EvidenceSettings, entity_p
 from hallu_metrics.wildhallucinations.metrics import (
     LENGTH_PENALTY_GAMMA,
     OUTCOMES,
+    cut_summary,
     is_wikipedia_url,
     length_penalty,
     rarity_bin,
@@ -78,5 +79,6 @@ BENCHMARK = Benchmark(
              "top_k": EvidenceSettings.top_k, "refusal_check": EvidenceSettings.refusal_check},
     checks=(KNOWLEDGEABLE, ATOMIC_FACTS, VERIFICATION),  # KNOWLEDGEABLE with --metadata refusal_check=true
     outcomes=OUTCOMES,
+    extra_summary=cut_summary,
     nullable=("perplexity",),
 )

@@ -13,7 +13,13 @@ from hallu_metrics.longform.atomic_facts import ATOMIC_FACTS
 from hallu_metrics.longform.passages import Passage
 from hallu_metrics.longform.refusal import KNOWLEDGEABLE
 from hallu_metrics.longform.retrieval import query
-from hallu_metrics.longform.sentences import KEPT_CHARS, MIN_SENTENCE_CHARS, sentences_within_limits
+from hallu_metrics.longform.sentences import (
+    KEPT_CHARS,
+    MIN_SENTENCE_CHARS,
+    cut_mark,
+    finished_sentences,
+    sentences_within_limits,
+)
 from hallu_metrics.longform.verification import VERIFICATION
 from hallu_metrics.wildhallucinations.evidence import (
     EvidenceSettings,
@@ -33,7 +39,8 @@ def verification_item(fact: str, passages: Sequence[Passage]) -> dict[str, Any]:
 
 async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:
     """Abstention, then per sentence: atomic facts -> evidence from the entity's pages -> verification of each
-    fact; each sentence's chain runs as soon as its facts are known (no barrier between sentences)."""
+    fact; each sentence's chain runs as soon as its facts are known (no barrier between sentences). The unfinished
+    last fragment of a cut response yields no fact (``cut``)."""
     settings = EvidenceSettings.from_settings(judges.settings)
     entity, text = readable(str(doc["entity"])), readable(response)
     record: dict[str, Any] = {"response": text, "abstention_phrase": contains_abstention_phrase(text),
@@ -41,6 +48,8 @@ async def judge_item(doc: dict, response: str, judges: JudgeSet) -> dict[str, An
     all_sentences, excess = sentences_within_limits(text)
     if excess:  # not judged: counted as too_long, in no metric
         return {**record, "response": text[:KEPT_CHARS], "outcome": "too_long", "too_long": excess}
+    all_sentences, fragment = finished_sentences(all_sentences)
+    record.update(cut_mark(fragment))
     if record["abstention_phrase"]:
         return {**record, "abstained": True, "outcome": "abstained"}
     if settings.refusal_check:

@@ -1,12 +1,14 @@
 """WildHallucinations' metrics (section 4): WildFActScore, WildFActScore-Strict, response rate, facts per response,
-FActScore's length penalty, and the Wikipedia / non-Wikipedia and rarity breakdowns."""
+FActScore's length penalty, the Wikipedia / non-Wikipedia and rarity breakdowns, and the count of cut responses."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
+
+from hallu_metrics.longform.sentences import cut_responses
 
 LENGTH_PENALTY_GAMMA = 10  # FActScore's length penalty (Min et al., 2023, section 4.3)
 OUTCOMES = ("abstained", "all_supported", "some_unsupported", "no_facts", "unjudged", "too_long")
@@ -65,3 +67,8 @@ def sample_metrics(record: dict[str, Any], doc: dict | None = None) -> dict[str,
         "facts_per_response_reference": float(n_facts) if not abstained and n_facts else None,
         "wildfactscore_length_penalized": None if score is None else score * length_penalty(n_facts),
     }
+
+
+def cut_summary(records: Sequence[Mapping[str, Any]], docs: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Run-wide: responses cut at the token limit (their unfinished last fragment yielded no fact)."""
+    return cut_responses(records)
