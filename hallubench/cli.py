@@ -8,6 +8,7 @@ import tempfile
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from hallubench.errors import HallubenchError
 
@@ -80,17 +81,10 @@ def _flags(args: argparse.Namespace) -> dict[str, str]:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from hallu_metrics.contract import unreadable_banner
-    from hallu_metrics.judges import failed_verdicts
     from hallu_metrics.judges.kinds import check_judge_spec
     from hallu_metrics.registry import benchmark_for_task
-    from hallubench import report
-    from hallubench.compare import FROM_DATASET
-    from hallubench.costs import gather_prices, summary_lines
-    from hallubench.dataset_samples import write_dataset_samples
-    from hallubench.judge_failures import failure_causes
-    from hallubench.outputs import check_output_file, check_replaceable
-    from hallubench.scoring import ScoreOptions, find_samples, score, write_json_atomic
+    from hallubench.costs import gather_prices
+    from hallubench.outputs import check_output_file, check_replaceable, exclusive_output
 
     benchmark = benchmark_for_task(args.task)
     check_output_file(args.out, "--out")
@@ -107,6 +101,21 @@ def _score(args: argparse.Namespace) -> int:
     for role in benchmark.judge_roles:
         if flags.get(role):
             check_judge_spec(flags[role])  # a bad spec fails before any work
+    with exclusive_output(Path(args.out), "--out"):  # a second run writing this --out is refused, not raced
+        return _judge_and_write(args, benchmark, flags, prices)
+
+
+def _judge_and_write(args: argparse.Namespace, benchmark: Any, flags: dict[str, str], prices: Any) -> int:
+    """score's work once its checks passed: judge, write the result (and plot), print the table and warnings."""
+    from hallu_metrics.contract import unreadable_banner
+    from hallu_metrics.judges import failed_verdicts
+    from hallubench import report
+    from hallubench.compare import FROM_DATASET
+    from hallubench.costs import summary_lines
+    from hallubench.dataset_samples import write_dataset_samples
+    from hallubench.judge_failures import failure_causes
+    from hallubench.scoring import ScoreOptions, find_samples, score, write_json_atomic
+
     with tempfile.TemporaryDirectory() as tmp:
         samples = find_samples(args.samples, args.task) if args.samples else Path(tmp) / "samples.jsonl"
         if args.dataset:  # the judge scores each doc itself; the responses stay empty

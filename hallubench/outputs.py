@@ -139,8 +139,9 @@ def sqlite_application_id(path: Path) -> int | None:
 
 def written_by(path: Path, command: str, csv_header: str | None = None) -> bool:
     """Whether the existing file ``path`` carries the mark of ``hallubench COMMAND``: JSON ``written_by``, PNG
-    ``Software``, Markdown's first line, SQLite application id, or (a CSV) a first line equal to ``csv_header``, the
-    exact header the command writes."""
+    ``Software``, Markdown's first line, or (a CSV) a first line equal to ``csv_header``, the exact header the command
+    writes. Outputs are owned per kind: a knowledge store or call cache (SQLite, marked by its application id and
+    replaced only by the command that builds it) is never a score, plan or report output."""
     mark = f"{MARKER} {command}"
     try:
         suffix = path.suffix.lower()
@@ -153,8 +154,6 @@ def written_by(path: Path, command: str, csv_header: str | None = None) -> bool:
             return _png_software(path) == mark
         if suffix == ".md":
             return _first_line(path) == MARKDOWN_MARK
-        if suffix in (".db", ".sqlite"):
-            return sqlite_application_id(path) == SQLITE_APPLICATION_ID
     except (OSError, ValueError):
         return False
     return False
@@ -166,7 +165,7 @@ def check_replaceable(
     """Refuse, before any work, an output ``path`` that names an input of this run (always), or an existing file
     that ``hallubench COMMAND`` did not write (unless ``overwrite``)."""
     for source in inputs:
-        if _same_file(path, source):
+        if _same_file(path, source) or _inside(path, source):
             raise HallubenchError(f"{what} {path} is also an input of this run ({source}); choose another path")
     if path.exists() and not overwrite and not written_by(path, command, csv_header):
         raise HallubenchError(f"{what} {path} exists and was not written by hallubench {command}; pass --overwrite to "
@@ -178,6 +177,40 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
     except OSError:
         return False
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` lies inside the existing folder ``folder`` (a store or data set the run reads)."""
+    try:
+        return folder.is_dir() and path.resolve().is_relative_to(folder.resolve())
+    except OSError:
+        return False
+
+
+@contextmanager
+def exclusive_output(path: Path, what: str) -> Iterator[None]:
+    """Hold an advisory lock on ``path`` (a hidden ``.NAME.lock`` sibling) for a whole run, so that a second run
+    writing the same output is refused at once instead of silently replacing the first one's result."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = path.with_name(f".{path.name}.lock")
+    while True:
+        handle = lock.open("a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            raise HallubenchError(f"{what} {path} is being written by another hallubench run; wait for it to end or "
+                                  "choose another path") from None
+        if lock.exists() and os.path.samestat(os.fstat(handle.fileno()), lock.stat()):
+            break  # not a lock file a finishing run unlinked between our open and our lock
+        handle.close()
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+        handle.close()
 
 
 @contextmanager
