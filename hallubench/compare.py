@@ -21,8 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-import jsonschema
-
 from hallu_metrics.contract import Benchmark, Breakdown
 from hallu_metrics.registry import TASKS
 from hallubench.errors import HallubenchError
@@ -188,6 +186,8 @@ def score_result_schema(benchmark: Benchmark) -> dict[str, Any]:
 
 def _check_shape(data: Any, schema: dict[str, Any], path: Path, kind: str) -> None:
     """One line naming the file, the first wrong field and what was expected."""
+    import jsonschema  # only `hallubench report` checks shapes; score imports this module for a constant
+
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
     if error is not None:
         raise HallubenchError(f"{path}: not a valid {kind}: {error.json_path}: {error.message[:200]}")

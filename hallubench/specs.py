@@ -9,8 +9,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lm_eval.utils import handle_arg_string
-
 from hallubench.errors import HallubenchError
 
 # Keys whose values must never be written anywhere (results, cards, logs, cache keys).
@@ -77,6 +75,8 @@ def parse_spec(text: str, known_kinds: tuple[str, ...]) -> Spec:
     naming the problem: an unknown kind, a pair without ``=``, an empty key or value, a key given twice."""
     if not text or not text.strip():
         raise HallubenchError("empty spec string")
+    from lm_eval.utils import handle_arg_string  # lm_eval.utils loads requests, jinja2, numpy: only when parsing
+
     kind, _, rest = text.strip().partition(":")
     if kind not in known_kinds:
         raise HallubenchError(

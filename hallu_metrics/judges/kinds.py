@@ -166,7 +166,6 @@ def check_judge_spec(spec: str, reach_timeout: float | None = None) -> None:
     judge options; with ``reach_timeout``, also that an ``openai:`` judge's servers answer. Classifier specs are
     checked for their kind and pair syntax here; their keys when the scorer loads."""
     from hallubench.backends.hf_local import HFLocalBackend, embedded_model_args
-    from hallubench.backends.openai_http import OpenAIChatBackend
 
     kind = judge_kind(spec)
     if kind in ("none", "rule"):
@@ -176,6 +175,8 @@ def check_judge_spec(spec: str, reach_timeout: float | None = None) -> None:
         return
     backend = _llm_options(spec.strip())[0]
     if backend.kind == "openai":
+        from hallubench.backends.openai_http import OpenAIChatBackend  # httpx: only for an openai judge
+
         server = OpenAIChatBackend.from_args(backend.args)
         try:
             if reach_timeout:

@@ -11,7 +11,6 @@ from hallubench.backends.base import ChatRequest, Completion
 from hallubench.backends.cache import CallCache
 from hallubench.backends.client import ModelClient
 from hallubench.backends.hf_local import HFLocalBackend, embedded_model_args
-from hallubench.backends.openai_http import OpenAIChatBackend
 from hallubench.specs import Spec, parse_spec
 
 BACKEND_KINDS = ("openai", "hf", "smollm2")
@@ -27,6 +26,8 @@ def backend_spec(text: str) -> Spec:
 def make_client(spec: Spec, cache: CallCache | None) -> ModelClient:
     """A cached client for a parsed backend spec."""
     if spec.kind == "openai":
+        from hallubench.backends.openai_http import OpenAIChatBackend  # httpx (and its CLI's rich, click): only here
+
         backend = OpenAIChatBackend.from_args(spec.args)
     elif spec.kind == "hf":
         backend = HFLocalBackend.from_args(spec.args)
