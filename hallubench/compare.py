@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from hallu_metrics.contract import Benchmark, Breakdown
+from hallu_metrics.contract import Benchmark, Breakdown, Metric
 from hallu_metrics.registry import TASKS
 from hallubench.errors import HallubenchError
 from hallubench.report import (
@@ -81,9 +81,10 @@ def _date(recorded: Any, path: Path) -> str:
     return when.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M")
 
 
-def _lm_eval_metrics(values: Mapping[str, Any], benchmark: Benchmark, n: Any) -> Row:
-    """Metrics and stderr of one task's lm-eval results; ``counted`` is ``n`` for the metrics every sample counts
-    toward, unknown for conditional ones (lm-eval keeps no count of them)."""
+def _lm_eval_metrics(values: Mapping[str, Any], benchmark: Benchmark, n: Any, counted: Any) -> Row:
+    """Metrics and stderr of one task's lm-eval results; ``counted`` is what hallubench's judging recorded in the
+    task's metadata, else ``n`` for the metrics every sample counts toward, unknown for conditional ones (lm-eval keeps
+    no count of them)."""
     row: Row = {"stderr": {}, "breakdowns": {}}
     for key, value in values.items():
         name, _, _filter = key.partition(",")
@@ -92,20 +93,74 @@ def _lm_eval_metrics(values: Mapping[str, Any], benchmark: Benchmark, n: Any) ->
         elif isinstance(value, (int, float)):
             row[name] = value
     row["counted"] = {m.name: n for m in benchmark.metrics if not m.conditional} if isinstance(n, int) else {}
+    if isinstance(counted, dict):
+        row["counted"].update({k: v for k, v in counted.items() if isinstance(v, int) and not isinstance(v, bool)})
     return row
+
+
+def _leaves(group: str, subtasks: Mapping[str, Sequence[str]]) -> list[str]:
+    """The tasks under an lm-eval group, its subgroups expanded."""
+    return [leaf for member in subtasks.get(group, ()) for leaf in (_leaves(member, subtasks) if member in subtasks
+                                                                    else [member])]
+
+
+def _group_rows(data: dict, task_rows: Sequence[Row]) -> list[Row]:
+    """One row per hallubench group of an lm-eval group run (``--tasks hallulens``): lm-eval's aggregate of each
+    metric the group declares (weighted by size), with its per-metric sample count, its members named; the judges
+    and sets are its members'. A group of other tasks, or one whose members were left out, gives no row."""
+    subtasks = data.get("group_subtasks") or {}
+    by_task = {row["task"]: row for row in task_rows}
+    rows = []
+    for group, values in (data.get("groups") or {}).items():
+        members = _leaves(group, subtasks)
+        if not members or any(member not in by_task for member in members):
+            continue
+        metrics: Row = {"stderr": {}, "counted": {}, "breakdowns": {}}
+        counts = values.get("sample_count") if isinstance(values.get("sample_count"), dict) else {}
+        for key, value in values.items():
+            name, _, _filter = key.partition(",")
+            if not _filter or not isinstance(value, (int, float)):
+                continue
+            if name.endswith("_stderr"):
+                metrics["stderr"][name[: -len("_stderr")]] = value
+            else:
+                metrics[name] = value
+                metrics["counted"][name] = counts.get(key)
+        first = by_task[members[0]]
+        judges: dict[str, str] = {}
+        for member in members:
+            judges.update(by_task[member]["judges"])
+        rows.append({
+            **metrics,
+            "task": group,
+            "members": members,
+            "model": first["model"],
+            "judges": judges,
+            "set": " + ".join(dict.fromkeys(by_task[m]["set"] for m in members)),
+            "dataset": {},
+            "shots": first["shots"],
+            "date": first["date"],
+            "n": values.get("sample_len") if isinstance(values.get("sample_len"), int) else None,
+            "of": sum(by_task[m]["of"] or by_task[m]["n"] or 0 for m in members)
+            if any(by_task[m]["of"] for m in members) else None,
+            "skipped": any(by_task[m]["skipped"] for m in members),
+            "source": first["source"],
+        })
+    return rows
 
 
 def _from_lm_eval(data: dict, path: Path) -> list[Row]:
     model = model_name(data.get("config", {}).get("model_args") or "")
     model = model or short_name(str(data.get("model_name") or path.parent.name))
-    rows = []
+    rows: list[Row] = []
     for task, values in data.get("results", {}).items():
         if task not in TASKS:
             continue
         metadata = (data.get("configs", {}).get(task) or {}).get("metadata") or {}
-        n = data.get("n-samples", {}).get(task, {}).get("effective")
+        sizes = data.get("n-samples", {}).get(task, {})
+        n = sizes.get("effective")
         rows.append({
-            **_lm_eval_metrics(values, TASKS[task], n),
+            **_lm_eval_metrics(values, TASKS[task], n, metadata.get("hallubench_counted")),
             "task": task,
             "model": model,
             "judges": metadata.get("hallubench_judges") or {},
@@ -114,10 +169,11 @@ def _from_lm_eval(data: dict, path: Path) -> list[Row]:
             "shots": data.get("n-shot", {}).get(task, 0),  # hallubench tasks refuse --num_fewshot
             "date": _date(data.get("date"), path),
             "n": n,
+            "of": sizes.get("original") if isinstance(n, int) and n < (sizes.get("original") or 0) else None,
             "skipped": str(metadata.get("hallubench_judging", "")).startswith("skipped"),
             "source": str(path),
         })
-    return rows
+    return rows + _group_rows(data, rows)
 
 
 def _from_score(data: dict, path: Path) -> Row:
@@ -149,7 +205,11 @@ LM_EVAL_RESULTS = {  # the parts of lm-eval's results file a report reads
     "type": "object",
     "properties": {
         "results": {"type": "object", "additionalProperties": {
-            "type": "object", "additionalProperties": {"type": ["number", "string", "null"]}}},
+            "type": "object",
+            "properties": {"sample_count": {"type": "object", "additionalProperties": _COUNT}},  # groups' per metric
+            "additionalProperties": {"type": ["number", "string", "null"]}}},
+        "groups": {"type": "object", "additionalProperties": {"type": "object"}},
+        "group_subtasks": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
         "configs": {"type": "object", "additionalProperties": {
             "type": "object", "properties": {"metadata": {"type": ["object", "null"]}}}},
         "n-samples": {"type": "object", "additionalProperties": {
@@ -233,10 +293,20 @@ def _by_task(rows: Sequence[Row]) -> dict[str, list[Row]]:
 
 
 def incomparable(rows: Sequence[Row]) -> str:
-    """The warning line of a table whose rows differ in judge, set or shots; empty when they do not."""
-    differing = [f"{column}: {', '.join(sorted({str(r[column]) for r in rows}))}" for column in COMPARABLE
+    """The warning line of a table whose rows differ in judge, set, shots or item count, or that holds ``--limit``
+    runs (a part of their set); empty when none of that holds."""
+    differing = [f"{column}: {', '.join(sorted({str(r[column]) for r in rows}))}" for column in (*COMPARABLE, "n")
                  if len({str(r[column]) for r in rows}) > 1]
-    return f"**warning:** rows differ in {'; '.join(differing)}; numbers are not comparable" if differing else ""
+    limited = [f"{r['model']} ({n_cell(r)})" for r in rows if r.get("of")]
+    warnings = [f"rows differ in {'; '.join(differing)}" if differing else "",
+                f"--limit runs scored a part of their set: {', '.join(limited)}" if limited else ""]
+    found = "; ".join(w for w in warnings if w)
+    return f"**warning:** {found}; numbers are not comparable" if found else ""
+
+
+def n_cell(row: Row) -> str:
+    """The item count of a row; ``3 of 30`` for a ``--limit`` run."""
+    return f"{row.get('n')} of {row['of']}" if row.get("of") else str(row.get("n"))
 
 
 def _has_items(row: Row) -> bool:
@@ -250,28 +320,40 @@ def item_links(view: str, task: str, model: str) -> str:
     return f"[all]({view}#{where}) · [judge failures]({view}#{where}&fail=1)"
 
 
+def _table_metrics(task: str, rows: Sequence[Row]) -> tuple[str, list[Metric]]:
+    """A table's title and metrics: a benchmark's headline metrics; for an lm-eval group, the metrics its rows
+    aggregate, as its members declare them."""
+    if task in TASKS:
+        benchmark = TASKS[task]
+        return f"{task} ({benchmark.paper})", [benchmark.metric(m) for m in benchmark.headline_metrics]
+    members = rows[0]["members"]
+    names = dict.fromkeys(name for row in rows for name in row["counted"])
+    metrics = [next(TASKS[m].metric(name) for m in members if name in TASKS[m].metric_names) for name in names
+               if any(name in TASKS[m].metric_names for m in members)]
+    return f"{task} (lm-eval group of {', '.join(members)}: each metric over all their items)", metrics
+
+
 def _markdown(task: str, rows: Sequence[Row], view: str | None = None) -> str:
-    benchmark = TASKS[task]
-    metrics = [benchmark.metric(m) for m in benchmark.headline_metrics]
+    title, metrics = _table_metrics(task, rows)
     header = ["model", "judge", "set", "shots", "date (UTC)", "n", *(f"{m.name} ({unit(m)})" for m in metrics)]
     links = [(f" {item_links(view, task, str(r['model']))} |" if _has_items(r) else " (no items: scored from the "
               "dataset) |") if view else "" for r in rows]
     lines = [
-        f"### {task} ({benchmark.paper})",
+        f"### {title}",
         "",
         "| " + " | ".join(header) + " |" + (" items |" if view else ""),
         "|---|---|---|---:|---|---:|" + "---:|" * len(metrics) + ("---|" if view else ""),
-        *("| " + " | ".join(str(r[c]) for c in (*COLUMNS, "n")) + " | " + " | ".join(cell(m, r) for m in metrics)
-          + " |" + link for r, link in zip(rows, links)),
+        *("| " + " | ".join([*(str(r[c]) for c in COLUMNS), n_cell(r), *(cell(m, r) for m in metrics)]) + " |"
+          + link for r, link in zip(rows, links)),
     ]
     warning = incomparable(rows)
     return "\n".join([*lines, *(["", warning] if warning else [])])
 
 
-def _csv_rows(task: str, row: Row) -> list[list[Any]]:
+def _csv_rows(task: str, row: Row, metrics: Sequence[Metric]) -> list[list[Any]]:
     """One CSV line per headline metric: rates as fractions (unit ``fraction``), with their Wilson interval."""
     lines = []
-    for metric in (TASKS[task].metric(m) for m in TASKS[task].headline_metrics):
+    for metric in metrics:
         counted = (row.get("counted") or {}).get(metric.name)
         bounds = interval(metric, row.get(metric.name), counted) or ("", "")
         lines.append([task, *(row[c] for c in COLUMNS), json.dumps(row["judges"], sort_keys=True), row.get("n", ""),
@@ -289,8 +371,9 @@ def tables(rows: list[Row], view: str | None = None) -> tuple[str, str]:
     writer = csv.writer(buffer)
     writer.writerow(CSV_HEADER)
     for task, task_rows in by_task.items():
+        metrics = _table_metrics(task, task_rows)[1]
         for row in task_rows:
-            writer.writerows(_csv_rows(task, row))
+            writer.writerows(_csv_rows(task, row, metrics))
     skipped = [SKIPPED_NOTE.format(model=r["model"], task=r["task"]) for r in rows if r["skipped"]]
     parts = [INTERVAL_NOTE, *(_markdown(task, task_rows, view) for task, task_rows in by_task.items())]
     parts += ["\n".join(skipped)] if skipped else []
@@ -351,7 +434,7 @@ def planned_plots(rows: list[Row], out: Path) -> list[PlannedPlot]:
     return [
         PlannedPlot(out / f"{task}_{breakdown.key}.png", task, breakdown, with_rows)
         for task, task_rows in _by_task(rows).items()
-        for breakdown in TASKS[task].breakdowns
+        for breakdown in (TASKS[task].breakdowns if task in TASKS else ())  # an lm-eval group has no breakdowns
         if (with_rows := [r for r in task_rows if r.get("breakdowns", {}).get(breakdown.key)])
     ]
 

@@ -88,6 +88,8 @@ class JudgeFilter(Filter):
             if self.metadata is not None:  # lm-eval dumps the config after its filters ran: results JSON carry it
                 self.metadata["hallubench_accounting"] = accounting(
                     judges, roles_in_use(self.benchmark.judge_roles, self.specs), time.perf_counter() - start)
+                # each metric's item count (lm-eval keeps none for metrics some items do not count toward)
+                self.metadata["hallubench_counted"] = self.benchmark.summarize(records, docs)["counted"]
         except KeyboardInterrupt:
             self.save(resps, docs, [unjudged_record(r, "interrupted while judging") for r in resps])
             raise

@@ -1,0 +1,126 @@
+"""Group runs reach the report (issue 33, items 1 and 12): lm-eval's results of `--tasks hallulens` / `halueval`
+(real files lm-eval 0.4.13 wrote with its `dummy` model and the rule judges, kept in tests/fixtures/lm_eval_group_runs)
+give one row per task and per hallubench group, each group with its unreadable share; `--limit` rows say "n of N" and
+are flagged; conditional rates carry the item counts hallubench recorded, so every rate has its Wilson interval.
+End to end: `hallubench eval --tasks hallulens` (dummy model) -> `hallubench report` -> `hallubench view`."""
+
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from support import run_cli, save_set, write_jsonl
+
+FIXTURES = Path(__file__).parent / "fixtures" / "lm_eval_group_runs"
+HALLULENS = FIXTURES / "hallulens.json"
+HALUEVAL = FIXTURES / "halueval_limit6.json"
+
+
+def section(markdown: str, task: str) -> str:
+    """The table of one task in a report.md."""
+    return markdown.split(f"### {task} (", 1)[1].split("\n### ", 1)[0]
+
+
+def row_cells(table: str) -> list[str]:
+    return [c.strip() for c in table.split("\n| r0cytw4c |", 1)[1].split("\n", 1)[0].split("|")[:-1]]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> tuple[str, list[dict]]:
+    out = tmp_path_factory.mktemp("report")
+    run = run_cli("report", HALLULENS, HALUEVAL, "--out", out)
+    assert run.returncode == 0, run.stderr
+    rows = list(csv.DictReader(io.StringIO((out / "report.csv").read_text())))
+    return (out / "report.md").read_text(), rows
+
+
+def test_group_results_files_are_read_with_a_row_per_group(report):
+    markdown, rows = report
+    groups = {"hallulens": "precisewikiqa, longwiki, mixedentities, generatedentities",
+              "nonexistent_refusal": "mixedentities, generatedentities",
+              "halueval": "halueval_qa, halueval_dialogue, halueval_summarization, halueval_general"}
+    for group, members in groups.items():
+        assert f"### {group} (lm-eval group of {members}" in markdown
+    data = json.loads(HALLULENS.read_text())["results"]
+    hallulens = section(markdown, "hallulens")
+    assert "judge_unparseable_rate (%)" in hallulens  # the group's unreadable share
+    assert row_cells(hallulens)[4] == str(data["hallulens"]["sample_len"])
+    by_task_metric = {(r["task"], r["metric"]): r for r in rows}
+    unreadable = by_task_metric[("hallulens", "judge_unparseable_rate")]
+    assert float(unreadable["value"]) == data["hallulens"]["judge_unparseable_rate,judged"]
+    assert int(unreadable["counted"]) == data["hallulens"]["sample_count"]["judge_unparseable_rate,judged"]
+    assert unreadable["wilson95_high"] != ""
+    assert ("halueval", "invalid_rate") in by_task_metric  # HaluEval's unreadable share
+    refusal = by_task_metric[("nonexistent_refusal", "false_acceptance_rate")]
+    assert float(refusal["value"]) == data["nonexistent_refusal"]["false_acceptance_rate,judged"]
+
+
+def test_limit_runs_say_n_of_the_set_and_are_flagged(report):
+    markdown, _ = report
+    sizes = json.loads(HALUEVAL.read_text())["n-samples"]["halueval_qa"]
+    table = section(markdown, "halueval_qa")
+    assert row_cells(table)[4] == f"{sizes['effective']} of {sizes['original']}"
+    assert "--limit runs scored a part of their set" in table and "not comparable" in table
+    assert "--limit" not in section(markdown, "precisewikiqa")  # the hallulens run scored its whole sets
+
+
+def test_conditional_rates_get_wilson_intervals_from_the_recorded_counts(report):
+    """hallucination_rate counts only answered items: lm-eval keeps no count, hallubench's metadata does."""
+    markdown, rows = report
+    counted = json.loads(HALLULENS.read_text())["configs"]["precisewikiqa"]["metadata"]["hallubench_counted"]
+    line = next(r for r in rows if r["task"] == "precisewikiqa" and r["metric"] == "hallucination_rate")
+    assert int(line["counted"]) == counted["hallucination_rate"] and line["wilson95_low"] != ""
+    assert "±" not in row_cells(section(markdown, "precisewikiqa"))[6]
+
+
+def test_rows_of_different_sizes_are_not_comparable(tmp_path):
+    data = json.loads(HALLULENS.read_text())
+    data["n-samples"]["precisewikiqa"]["effective"] = 4
+    data["model_name"], data["config"]["model_args"] = "other", "pretrained=other"
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(data))
+    assert run_cli("report", HALLULENS, other, "--out", tmp_path / "r").returncode == 0
+    table = section((tmp_path / "r" / "report.md").read_text(), "precisewikiqa")
+    assert "rows differ in n: 30, 4" in table
+
+
+def hallulens_sets(folder: Path) -> dict[str, str]:
+    """Three-item sets of the group's four tasks and a knowledge store, as --metadata keys."""
+    pages = [{"title": "Lyon", "text": "Lyon is a city in France. It lies on the Rhone."}]
+    assert run_cli("knowledge", "build", "--source", write_jsonl(folder / "pages.jsonl", pages),
+                   "--out", folder / "kb").returncode == 0
+    rows = {
+        "precisewikiqa": [{"id": f"p{i}", "question": f"Which river flows through Lyon {i}?", "answer": "Rhone",
+                           "title": "Lyon", "reference": "Lyon lies on the Rhone.", "difficulty": i} for i in range(3)],
+        "longwiki": [{"id": f"l{i}", "prompt": "Tell me about Lyon.", "title": "Lyon", "reference": "Lyon is a city.",
+                      "level": 5 + i} for i in range(3)],
+        "mixedentities": [{"id": f"m{i}", "name": f"Felis zorbus{i}", "domain": "animal", "type": "animal",
+                           "prompt": f"What can you tell me about the animal Felis zorbus{i}?"} for i in range(3)],
+        "generatedentities": [{"id": f"g{i}", "name": f"Quarry Cafe {i}", "type": "cafe", "domain": "business",
+                               "place": "Lyon", "place_tier": "high",
+                               "prompt": f"I came across the cafe Quarry Cafe {i} in Lyon. What is it known for?"}
+                              for i in range(3)],
+    }
+    keys = {f"dataset_{task}": str(save_set(folder / task, items)) for task, items in rows.items()}
+    return {**keys, "knowledge": str(folder / "kb"), "judge": "rule"}
+
+
+def test_group_run_to_report_to_view_end_to_end(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "argv", sys.argv[:1])
+    metadata = hallulens_sets(tmp_path)
+    ran = run_cli("eval", "--model", "dummy", "--tasks", "hallulens", "--log_samples", "--output_path",
+                  tmp_path / "runs", "--metadata", json.dumps(metadata))
+    assert ran.returncode == 0, ran.stderr
+    results = next((tmp_path / "runs").rglob("results_*.json"))
+    reported = run_cli("report", results, "--out", tmp_path / "report", "--view", "view.html")
+    assert reported.returncode == 0, reported.stderr
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    assert "### hallulens (lm-eval group of" in markdown and "### nonexistent_refusal (lm-eval group of" in markdown
+    assert "| 12 |" in section(markdown, "hallulens")
+    viewed = run_cli("view", results.parent, "--out", tmp_path / "report")
+    assert viewed.returncode == 0, viewed.stderr
+    page = (tmp_path / "report" / "view.html").read_text()
+    for text in ("Which river flows through Lyon 2?", "Tell me about Lyon.", "Felis zorbus2", "Quarry Cafe 2"):
+        assert text in page  # every member task's items are in the page
