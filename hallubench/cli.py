@@ -450,8 +450,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"hallubench: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("hallubench: interrupted (finished model calls are cached; re-run to resume)", file=sys.stderr)
+        print(f"hallubench: interrupted; {interrupted_note(argv[:1] == ['eval'])}", file=sys.stderr)
         return 130
+
+
+def interrupted_note(evaluating: bool) -> str:
+    """What an interrupted run keeps, and where: judge calls in the call cache; for ``eval``, the responses of a task
+    interrupted while judging (saved by its filter, path printed above), not the model's generations."""
+    from hallubench.backends.cache import default_cache_path
+
+    kept = f"finished judge calls are cached in {default_cache_path()}, so a re-run does not pay for them again"
+    if not evaluating:
+        return kept
+    return (f"{kept}; a task interrupted while judging saved its responses (the path is printed above). The model's "
+            "generations are not kept by hallubench: pass lm-eval's --use_cache PATH to keep them for a re-run")
 
 
 if __name__ == "__main__":

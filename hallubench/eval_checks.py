@@ -16,7 +16,9 @@ import argparse
 import contextlib
 import difflib
 import io
+import json
 import logging
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -130,11 +132,60 @@ def check_flags(namespace: argparse.Namespace) -> None:
     if shots:
         raise HallubenchError(zero_shot_message(shots))
     model = str(getattr(namespace, "model", None) or "hf")
-    if (model in CHAT_MODELS or "-chat" in model) and not getattr(namespace, "apply_chat_template", False):
+    templated = getattr(namespace, "apply_chat_template", False)
+    if (model in CHAT_MODELS or "-chat" in model) and not templated:
         raise HallubenchError(
             f"--model {model} sends chat messages: add --apply_chat_template (without it lm-eval stops after the model "
             "is set up: 'chat-completions require the --apply_chat_template flag')"
         )
+    model_args = getattr(namespace, "model_args", None) or {}
+    if not templated and isinstance(model_args, Mapping) and ships_chat_template(model_args):
+        warn(f"--model {model}: the model ships a chat template but --apply_chat_template is not given: an instruct "
+             "model then sees the bare prompt and continues it, and the continuation is scored; add "
+             "--apply_chat_template (the papers prompt chat models through their template)")
+    if not getattr(namespace, "log_samples", False) and not getattr(namespace, "predict_only", False):
+        warn("without --log_samples lm-eval keeps no responses: hallubench saves a task's responses only when some "
+             "of its verdicts fail or are unreadable (in OUTPUT_PATH/unjudged/); add --log_samples to be able to "
+             "re-judge any task with hallubench score")
+
+
+def warn(message: str) -> None:
+    print(f"[hallubench] eval: warning: {message}", file=sys.stderr)
+
+
+def ships_chat_template(model_args: Mapping[str, Any]) -> bool:
+    """Whether the model (or tokenizer) that ``--model_args`` names carries a chat template, found without loading
+    it: a local folder's ``tokenizer_config.json`` / ``chat_template.jinja``, a GGUF file's header, or the same
+    files of a Hub model already in the local cache. Unknown (nothing local) counts as no."""
+    name = str(model_args.get("tokenizer") or model_args.get("pretrained") or model_args.get("model") or "")
+    if not name:
+        return False
+    folder = Path(name).expanduser()
+    gguf = model_args.get("gguf_file")
+    if gguf and (folder / str(gguf)).is_file():
+        with (folder / str(gguf)).open("rb") as handle:  # GGUF metadata comes first in the file
+            return b"tokenizer.chat_template" in handle.read(8 << 20)
+    if folder.is_dir():
+        template, config = folder / "chat_template.jinja", folder / "tokenizer_config.json"
+    else:
+        template, config = _cached(name, "chat_template.jinja"), _cached(name, "tokenizer_config.json")
+    if template is not None and template.is_file():
+        return True
+    try:
+        return bool(json.loads(config.read_text(encoding="utf-8")).get("chat_template")) if config else False
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _cached(repo: str, filename: str) -> Path | None:
+    """A file of a Hub model in the local cache (nothing is downloaded); None when absent or not a repo id."""
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        found = try_to_load_from_cache(repo, filename)
+    except ValueError:  # not a repo id (huggingface_hub's validation error is a ValueError)
+        return None
+    return Path(found) if isinstance(found, str) else None
 
 
 def check_comma_split(args: Sequence[str], metadata: Mapping[str, Any]) -> None:

@@ -67,10 +67,12 @@ class JudgeFilter(Filter):
             return self.recover(resps, docs, exc)
         failed = len(failed_verdicts(records))
         share, items = self.benchmark.unreadable_items(records, list(docs))
-        if failed or items:
+        if failed or items:  # the responses are saved whether or not lm-eval logs samples (--log_samples)
+            path = self.save(resps, docs, records)
             advice = (
-                f"The model's responses are kept: re-judge them with `hallubench score --task {self.task} --samples "
-                f"<samples_{self.task}_*.jsonl> ...` (--retry-unparseable re-asks unreadable replies). calls={stats}"
+                f"Re-judge the saved responses with `hallubench score --task {self.task} --samples "
+                f"{path or f'<samples_{self.task}_*.jsonl>'} ...` (--retry-unparseable re-asks unreadable replies; "
+                f"finished judge calls are cached). calls={stats}"
             )
             metric = self.benchmark.unreadable_metric or "judge_unparseable_rate"
             print(unreadable_banner(self.task, metric, share, items, len(records), failed, advice),
@@ -78,8 +80,7 @@ class JudgeFilter(Filter):
         return records
 
     def judge(self, resps: list[str], docs: list[dict]) -> tuple[list[dict], dict]:
-        """Judged records and call counts. When verdicts failed, the responses are also saved for a resume with
-        ``hallubench score`` (without ``--log_samples`` they would be in no file)."""
+        """Judged records and call counts; on Ctrl-C while judging, the responses are saved first."""
         judges = AccountedJudgeSet(self.specs, settings=self.settings)
         start = time.perf_counter()
         try:
@@ -95,8 +96,6 @@ class JudgeFilter(Filter):
             raise
         finally:
             judges.close()
-        if failed_verdicts(records):
-            self.save(resps, docs, records)
         return records, stats
 
     def recover(self, resps: list[str], docs: list[dict], exc: Exception) -> list[dict]:
@@ -111,8 +110,9 @@ class JudgeFilter(Filter):
 
     def save(self, resps: list[str], docs: list[dict], records: Sequence[dict]) -> Path | None:
         """Write the responses in lm-eval's samples-line shape (``doc``, ``resps``, ``filtered_resps``) to
-        ``unjudged/samples_<task>_<time>.jsonl`` beside the call cache, and say where; None if it cannot be written."""
-        folder = default_cache_path().parent / "unjudged"
+        ``unjudged/samples_<task>_<time>.jsonl`` in the run's output folder, and say where; None if it cannot be
+        written."""
+        folder = run_output_folder() / "unjudged"
         path = folder / f"samples_{self.task}_{time.strftime('%Y%m%dT%H%M%S')}_{os.getpid()}.jsonl"
         settings = self.settings.record()
         lines = [
@@ -132,6 +132,24 @@ class JudgeFilter(Filter):
               f"`hallubench score --task {self.task} --samples {path} --judge SPEC --out RESULT.json`",
               file=sys.stderr)
         return path
+
+
+def run_output_folder(argv: Sequence[str] | None = None) -> Path:
+    """Where this run writes: lm-eval's ``--output_path`` (its folder when it names a results ``.json``), read from
+    the command line of the lm_eval (or hallubench eval) process; the call cache's folder when none was given or the
+    process is not lm_eval's command (a script calling ``simple_evaluate``)."""
+    args = list(sys.argv if argv is None else argv)
+    program = Path(args[0]).name if args else ""
+    if not (program.startswith(("lm_eval", "lm-eval")) or args[0].endswith(f"lm_eval{os.sep}__main__.py")):
+        return default_cache_path().parent
+    for i, arg in enumerate(args):
+        value = args[i + 1] if arg in ("--output_path", "-o") and i + 1 < len(args) else None
+        if arg.startswith("--output_path="):
+            value = arg.partition("=")[2]
+        if value:
+            path = Path(value)
+            return path.parent if path.suffix == ".json" else path
+    return default_cache_path().parent
 
 
 JUDGING_FAILURES: list[tuple[str, Path | None, str]] = []  # (task, saved responses, error) of judging that raised
