@@ -4,12 +4,11 @@ the LLM judge, which answers in markdown around its JSON as chat models do), thr
 `--log_samples`, then `hallubench score` on the samples it wrote: both give the numbers the replies imply."""
 
 import json
-import os
-import subprocess
 import sys
 
 import datasets
 from loopback import LoopbackChatServer, rough_usage
+from support import run_cli
 
 from hallu_metrics.precisewikiqa import BENCHMARK
 
@@ -29,28 +28,24 @@ def reply(messages):
     return ANSWERS[last][1]
 
 
-def run(args, cwd):
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-m", "hallubench.cli", *args], capture_output=True, text=True, env=env,
-                          cwd=cwd, timeout=600)
-
-
-def test_local_chat_completions_then_score_agree(tmp_path):
+def test_local_chat_completions_then_score_agree(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # relative output paths, as a user types them
+    monkeypatch.setattr(sys, "argv", sys.argv[:])  # `hallubench eval` hands lm-eval its arguments in sys.argv
+    monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
     rows = [{"id": f"q{i}", "question": q, "answer": gold, "title": "T", "difficulty": i, "reference": "r"}
             for i, (q, (gold, _)) in enumerate(ANSWERS.items())]
     datasets.DatasetDict({"test": datasets.Dataset.from_list(rows, features=BENCHMARK.columns)}).save_to_disk(
         str(tmp_path / "set"))
     with LoopbackChatServer(reply) as server:
         judge = f"openai:base_url={server.base_url},model=judge,max_retries=0"
-        proc = run(["eval", "--model", "local-chat-completions", "--model_args",
+        proc = run_cli("eval", "--model", "local-chat-completions", "--model_args",
                     f"base_url={server.base_url}/chat/completions,model=mut,num_concurrent=2,max_retries=1",
                     "--tasks", "precisewikiqa", "--apply_chat_template", "--log_samples", "--output_path", "out",
-                    "--metadata", json.dumps({"dataset": str(tmp_path / "set"), "judge": judge})], tmp_path)
+                    "--metadata", json.dumps({"dataset": str(tmp_path / "set"), "judge": judge}))
         assert proc.returncode == 0, proc.stderr[-3000:]
         [samples] = (tmp_path / "out").rglob("samples_precisewikiqa_*.jsonl")
         [results] = (tmp_path / "out").rglob("results_*.json")
-        proc = run(["score", "--task", "precisewikiqa", "--samples", str(samples), "--judge", judge,
-                    "--out", "r.json"], tmp_path)
+        proc = run_cli("score", "--task", "precisewikiqa", "--samples", samples, "--judge", judge, "--out", "r.json")
         assert proc.returncode == 0, proc.stderr[-3000:]
     lm_eval = json.loads(results.read_text())["results"]["precisewikiqa"]
     scored = json.loads((tmp_path / "r.json").read_text())

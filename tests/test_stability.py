@@ -5,13 +5,14 @@ import csv
 import io
 import json
 import math
-import os
-import subprocess
+import sqlite3
 import sys
 from pathlib import Path
 
 import datasets
 import pytest
+from loopback import LoopbackChatServer
+from support import run_cli
 
 from hallubench.cli import main
 from hallubench.provenance import dataset_fingerprint
@@ -168,9 +169,38 @@ def test_report_compares_every_pair_over_trials_and_items(tmp_path, capsys):
 
 # ---------------------------------------------------------------- generate --trials
 
+# Small offline sources for mixedentities (an ITIS SQLite file and a Kaggle-style medicines CSV): what is tested here
+# is the trials machinery, and scanning the shipped taxonomy and drug dictionary costs ~15 s per run.
+ITIS = [(202423, 0, "Animalia"), (1, 202423, "Felidae"), (10, 1, "Panthera"), (100, 10, "Panthera leo"),
+        (101, 10, "Panthera tigris"), (11, 1, "Neofelis"), (110, 11, "Neofelis nebulosa"), (12, 1, "Felis"),
+        (120, 12, "Felis leo")]
+MEDICINES = "id,name,substitute0\n0,Augmentin Duo Tablet,Azithral Tablet\n1,Allegra Tablet,Avil Injection\n"
+
+
+def small_sources(folder: Path) -> list[str]:
+    """``--itis-db`` and ``--medicine-csv`` options naming the small sources (written once per folder)."""
+    db, medicines = folder / "ITIS.sqlite", folder / "medicines.csv"
+    if not db.exists():
+        parent_of = {tsn: parent for tsn, parent, _ in ITIS}
+
+        def path(tsn: int) -> str:
+            return f"{path(parent_of[tsn])}-{tsn}" if parent_of[tsn] else str(tsn)
+
+        with sqlite3.connect(db) as conn:
+            conn.execute("CREATE TABLE hierarchy (hierarchy_string TEXT, TSN INT, Parent_TSN INT, level INT, "
+                         "ChildrenCount INT)")
+            conn.execute("CREATE TABLE longnames (tsn INT, completename TEXT)")
+            children = {tsn: sum(p == tsn for _, p, _ in ITIS) for tsn, _, _ in ITIS}
+            conn.executemany("INSERT INTO hierarchy VALUES (?, ?, ?, 0, ?)",
+                             [(path(t), t, p, children[t]) for t, p, _ in ITIS])
+            conn.executemany("INSERT INTO longnames VALUES (?, ?)", [(t, n) for t, _, n in ITIS])
+        medicines.write_text(MEDICINES, encoding="utf-8")
+    return ["--itis-db", str(db), "--medicine-csv", str(medicines)]
+
+
 def generate(out: Path, *extra: str) -> int:
     return main(["generate", "mixedentities", "--n-per-domain", "2", "--domains", "animal,medicine",
-                 "--out", str(out), *extra])
+                 *small_sources(out.parent), "--out", str(out), *extra])
 
 
 def test_generate_trials_writes_the_sets_separate_seeds_write_and_a_manifest(tmp_path):
@@ -244,32 +274,35 @@ def test_eval_runs_lm_eval_once_per_trial_with_its_set(tmp_path, capsys, monkeyp
     assert calls == []
 
 
-@pytest.mark.slow
-def test_eval_over_a_trials_folder_with_the_local_model(tmp_path):
-    """Real lm-eval runs of SmolLM2 on two generated trials: each trial's results record that trial's set, and the
-    report groups them into one stability section."""
-    bin_dir = Path(sys.executable).parent
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+def reply(messages: list[dict]) -> str:
+    """The model under test (lm-eval's own API model against a loopback server): never heard of any name."""
+    return "I'm sorry, I have never heard of it and cannot find any information about it."
 
-    def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([str(bin_dir / "hallubench"), *args], capture_output=True, text=True, env=env,
-                              timeout=900)
 
+def test_eval_over_a_trials_folder_with_lm_eval(tmp_path, monkeypatch):
+    """Real lm-eval runs (its local-chat-completions model on a loopback server) on two generated trials: each
+    trial's results record that trial's set, and the report groups them into one stability section."""
+    monkeypatch.setattr(sys, "argv", sys.argv[:])  # `hallubench eval` hands lm-eval its arguments in sys.argv
+    monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
     parent = tmp_path / "sets"
     assert generate(parent, "--trials", "2") == 0
-    model_args = run("model-args").stdout.strip()
-    proc = run("eval", "--trials", str(parent), "--model", "hf", "--model_args", model_args, "--tasks", TASK,
-               "--limit", "3", "--batch_size", "4", "--gen_kwargs", "max_gen_toks=16", "--apply_chat_template",
-               "--log_samples", "--output_path", str(tmp_path / "out"), "--metadata", '{"judge": "rule"}')
+    with LoopbackChatServer(reply) as server:
+        proc = run_cli("eval", "--trials", parent, "--model", "local-chat-completions", "--model_args",
+                       f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0", "--tasks", TASK,
+                       "--apply_chat_template", "--log_samples", "--output_path", tmp_path / "out",
+                       "--metadata", '{"judge": "rule"}')
     assert proc.returncode == 0, proc.stderr[-3000:]
+    assert len(server.requests) == 2 * 4  # 2 trials of 4 names, each asked once
     sets = {s["folder"]: s["fingerprint"] for s in json.loads((parent / "trials.json").read_text())["sets"]}
     results = []
     for folder, expected in sets.items():
         found = list((tmp_path / "out" / folder).rglob("results_*.json"))
         assert len(found) == 1
-        recorded = json.loads(found[0].read_text())["configs"][TASK]["metadata"]["hallubench_dataset"]
+        output = json.loads(found[0].read_text())
+        recorded = output["configs"][TASK]["metadata"]["hallubench_dataset"]
         assert recorded["fingerprint"] == expected and recorded["location"] == str(parent / folder)
+        assert output["results"][TASK][KEY] == 0.0  # every made-up name refused
         results.append(str(found[0]))
-    proc = run("report", *results)
+    proc = run_cli("report", *results)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Stability over regenerated sets — mixedentities: 2 trials" in proc.stdout
