@@ -190,15 +190,16 @@ def _cached(repo: str, filename: str) -> Path | None:
 
 def check_comma_split(args: Sequence[str], metadata: Mapping[str, Any]) -> None:
     """``--metadata judge=openai:base_url=...,model=...`` in lm-eval's ``k=v`` form: lm-eval cuts it at the commas."""
-    from hallubench_tasks.judged_task import SPEC_KEYS, comma_split_hint
+    from hallubench_tasks.judged_task import comma_split_hint, cut_spec_keys
 
     text = option_value(args, "--metadata") or ""
     if text.strip().startswith("{"):
         return
-    stray = [k for k in metadata if k in SPEC_KEYS]
     for key, value in metadata.items():
-        if stray and (key == "judge" or key.startswith("judge_")) and isinstance(value, str) and ":" in value:
-            raise HallubenchError(f"--metadata {key}: {comma_split_hint(key, value, metadata, stray)}")
+        if (key == "judge" or key.startswith("judge_")) and isinstance(value, str) and ":" in value:
+            stray = cut_spec_keys(value, metadata, model_args={})  # ``metadata`` is --metadata alone here
+            if stray:
+                raise HallubenchError(f"--metadata {key}: {comma_split_hint(key, value, metadata, stray)}")
 
 
 def check_hallubench_task(task: str, metadata: Mapping[str, Any], probe: bool) -> None:

@@ -105,9 +105,11 @@ def check_keys(kind: str, args: dict[str, Any], allowed: set[str], required: tup
     unknown = set(args) - allowed
     if unknown:
         raise HallubenchError(f"bad {kind} spec: unknown keys {sorted(unknown)} (allowed: {sorted(allowed)})")
-    if any(key not in args for key in required):
-        names = " and ".join(f"{key}=..." for key in required)
-        raise HallubenchError(f"bad {kind} spec: {names} {'are' if len(required) > 1 else 'is'} required")
+    missing = [key for key in required if key not in args]
+    if missing:
+        names = " and ".join(f"{key}=..." for key in missing)
+        given = f" (given: {', '.join(sorted(args))})" if args else ""
+        raise HallubenchError(f"bad {kind} spec: {names} {'are' if len(missing) > 1 else 'is'} missing{given}")
 
 
 def int_value(kind: str, args: dict[str, Any], key: str, default: int, minimum: int) -> int:

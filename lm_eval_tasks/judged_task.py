@@ -30,7 +30,7 @@ from hallu_metrics.settings import RunSettings, resolve_settings, task_setting
 from hallubench.backends.cache import default_cache_path
 from hallubench.backends.hf_local import ALLOWED_KEYS as HF_KEYS
 from hallubench.backends.openai_http import ALLOWED_KEYS as OPENAI_KEYS
-from hallubench.errors import HallubenchError
+from hallubench.errors import HallubenchError, TaskRefusal, refused_plainly
 from hallubench.outputs import write_text_atomic
 from hallubench.provenance import dataset_fingerprint
 from hallubench.specs import redact_known
@@ -135,21 +135,13 @@ class JudgeFilter(Filter):
 
 
 def run_output_folder(argv: Sequence[str] | None = None) -> Path:
-    """Where this run writes: lm-eval's ``--output_path`` (its folder when it names a results ``.json``), read from
-    the command line of the lm_eval (or hallubench eval) process; the call cache's folder when none was given or the
-    process is not lm_eval's command (a script calling ``simple_evaluate``)."""
-    args = list(sys.argv if argv is None else argv)
-    program = Path(args[0]).name if args else ""
-    if not (program.startswith(("lm_eval", "lm-eval")) or args[0].endswith(f"lm_eval{os.sep}__main__.py")):
+    """Where this run writes: lm-eval's ``--output_path`` (its folder when it names a results ``.json``); the call
+    cache's folder when none was given or the process is not lm_eval's command."""
+    value = lm_eval_option(("--output_path", "-o"), argv)
+    if not value:
         return default_cache_path().parent
-    for i, arg in enumerate(args):
-        value = args[i + 1] if arg in ("--output_path", "-o") and i + 1 < len(args) else None
-        if arg.startswith("--output_path="):
-            value = arg.partition("=")[2]
-        if value:
-            path = Path(value)
-            return path.parent if path.suffix == ".json" else path
-    return default_cache_path().parent
+    path = Path(value)
+    return path.parent if path.suffix == ".json" else path
 
 
 JUDGING_FAILURES: list[tuple[str, Path | None, str]] = []  # (task, saved responses, error) of judging that raised
@@ -182,6 +174,42 @@ def _cli_value(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+def cut_spec_keys(spec: str, metadata: Mapping[str, Any], model_args: Mapping[str, Any] | None = None) -> list[str]:
+    """The metadata keys that are pieces of a judge spec cut by lm-eval's comma splitting: spec keys, except those the
+    cut spec already holds and those lm-eval copied from ``--model_args`` (the model under test's own ``base_url``,
+    ``model``, ...), read from lm-eval's command line when not given."""
+    held = {part.partition("=")[0] for part in spec.partition(":")[2].split(",")}
+    copied = lm_eval_model_args() if model_args is None else model_args
+    return [k for k in metadata if k in SPEC_KEYS and k not in held
+            and (k not in copied or str(copied[k]) != str(metadata[k]))]
+
+
+def lm_eval_model_args(argv: Sequence[str] | None = None) -> dict[str, str]:
+    """``--model_args k=v,...`` of the lm_eval process this task runs in (empty elsewhere or when given as JSON)."""
+    text = lm_eval_option(("--model_args",), argv) or ""
+    if text.strip().startswith("{"):
+        try:
+            return {str(k): str(v) for k, v in json.loads(text).items()}
+        except (ValueError, AttributeError):
+            return {}
+    return dict(part.partition("=")[::2] for part in text.split(",") if "=" in part)
+
+
+def lm_eval_option(names: Sequence[str], argv: Sequence[str] | None = None) -> str | None:
+    """The value of one of ``names`` on lm_eval's command line (``hallubench eval`` runs lm-eval's CLI the same way);
+    None when absent or when this process is not lm_eval's command (a script calling ``simple_evaluate``)."""
+    args = list(sys.argv if argv is None else argv)
+    program = args[0] if args else ""
+    if not (Path(program).name.startswith(("lm_eval", "lm-eval")) or program.endswith(f"lm_eval{os.sep}__main__.py")):
+        return None
+    for i, arg in enumerate(args):
+        if arg in names and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith(tuple(f"{name}=" for name in names)):
+            return arg.partition("=")[2]
+    return None
+
+
 def comma_split_hint(key: str, spec: str, metadata: Mapping[str, Any], stray: Sequence[str]) -> str:
     """Why a judge spec arrived cut and how to pass it whole (JSON metadata)."""
     whole = ",".join([spec, *(f"{k}={_cli_value(metadata[k])}" for k in stray)])
@@ -195,7 +223,7 @@ def check_spec(spec: str, source: str, metadata: Mapping[str, Any]) -> None:
     comma splitting of ``--metadata`` (spec keys such as ``model`` / ``concurrency`` as metadata keys of their own)."""
     key = source.removeprefix("--metadata ")
     cut = source.startswith("--metadata") and "," not in spec and ":" in spec
-    stray = [k for k in metadata if k in SPEC_KEYS] if cut else []
+    stray = cut_spec_keys(spec, metadata) if cut else []
     try:
         check_judge_spec(spec)
     except HallubenchError as exc:
@@ -258,6 +286,10 @@ class JudgedTask(ConfigurableTask):
     request cache (``--cache_requests``) is keyed by the test set's content."""
 
     def __init__(self, config: dict[str, Any]):
+        with refused_plainly():  # plain lm_eval prints a refusal as one line, not a traceback
+            self._build(config)
+
+    def _build(self, config: dict[str, Any]) -> None:
         config = {k: v for k, v in config.items() if k != "class"}
         task = config["task"]
         benchmark = benchmark_for_task(task)
@@ -297,7 +329,7 @@ class JudgedTask(ConfigurableTask):
     def set_config(self, key: str, value: Any, update: bool = False) -> None:
         """lm-eval's ``--num_fewshot N`` arrives here: N > 0 is refused (the only split is the test set)."""
         if key == "num_fewshot" and value:
-            raise HallubenchError(f"{self.config.task}: {zero_shot_message(value)}")
+            raise TaskRefusal(f"{self.config.task}: {zero_shot_message(value)}")
         super().set_config(key, value, update)
 
     def override_metric(self, metric_name: str) -> None:
@@ -313,7 +345,8 @@ class JudgedTask(ConfigurableTask):
         """Probe the judges (unless ``--predict_only``), then lm-eval's request building, its cache key carrying the
         test set's fingerprint: a regenerated set under the same task name never reuses another set's prompts."""
         if not self._predict_only and self._probe_timeout:
-            probe_judges(self._specs, self._probe_timeout, self.config.task)
+            with refused_plainly():
+                probe_judges(self._specs, self._probe_timeout, self.config.task)
         fingerprint = self._set_fingerprint.removeprefix("sha256:")[:16]
         super().build_all_requests(tokenizer_name=f"{tokenizer_name}-hallubench_set{fingerprint}", **kwargs)
 

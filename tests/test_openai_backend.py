@@ -102,7 +102,7 @@ def test_credentials_in_the_url_are_sent_as_basic_auth():
     "spec, message",
     [
         ("gpt:model=x", "unknown kind"),
-        ("openai:model=x", "base_url=... and model=... are required"),
+        ("openai:model=x", r"base_url=\.\.\. is missing \(given: model\)"),
         ("openai:base_url=ftp://x,model=m", "bad base_url"),
         ("openai:base_url=http://x/v1,model=m,colour=red", "unknown keys"),
         ("openai:base_url=http://x/v1,model=m,api_key=sk-1", "environment variable"),
