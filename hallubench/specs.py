@@ -70,13 +70,33 @@ class Spec:
         return self.kind + (":" + ",".join(parts) if parts else "")
 
 
+def typed_value(text: str) -> Any:
+    """A spec value typed as lm-eval types ``--model_args`` values (``lm_eval.utils.handle_arg_string``, restated:
+    importing lm_eval.utils loads requests, jinja2 and numpy, a third of a second of every command that parses a spec;
+    tests/test_import_weight.py holds the two equal): quoted -> the text inside, true / false / none (any case) ->
+    True / False / None, digits with an optional sign -> int, what ``float()`` reads -> float, else the text."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    words = {"true": True, "false": False, "none": None}
+    if text.lower() in words:
+        return words[text.lower()]
+    if text.lstrip("+-").isdigit():
+        try:
+            return int(text)
+        except ValueError:  # "+-5", "²": not an int; float() decides
+            pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
 def parse_spec(text: str, known_kinds: tuple[str, ...]) -> Spec:
     """Parse ``kind[:k=v,...]`` (values typed as lm-eval types ``--model_args``); raises HallubenchError
     naming the problem: an unknown kind, a pair without ``=``, an empty key or value, a key given twice."""
     if not text or not text.strip():
         raise HallubenchError("empty spec string")
-    from lm_eval.utils import handle_arg_string  # lm_eval.utils loads requests, jinja2, numpy: only when parsing
-
     kind, _, rest = text.strip().partition(":")
     if kind not in known_kinds:
         raise HallubenchError(
@@ -91,7 +111,7 @@ def parse_spec(text: str, known_kinds: tuple[str, ...]) -> Spec:
             raise HallubenchError(f"bad {kind} spec: {key}= has no value")
         if key in args:
             raise HallubenchError(f"bad {kind} spec: {key} is given twice")
-        args[key] = handle_arg_string(value)
+        args[key] = typed_value(value)
     secrets = SECRET_KEYS & set(args)
     if secrets:
         raise HallubenchError(

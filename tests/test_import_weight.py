@@ -37,3 +37,18 @@ def test_score_with_the_rule_judge_imports_only_what_it_uses(tmp_path):
     assert (tmp_path / "RESULT.json").is_file()
     assert "datasets" in imported  # the check below would pass vacuously if score had not run
     assert not imported & set(NOT_FOR_RULE_SCORE)
+
+
+def test_spec_values_are_typed_as_lm_eval_types_them():
+    """specs.typed_value restates lm_eval.utils.handle_arg_string (so that parsing a spec need not import lm-eval's
+    utilities): the same value and type for every shape of value."""
+    from lm_eval.utils import handle_arg_string
+
+    from hallubench.specs import typed_value
+
+    values = ["8", "-1", "+3", "007", "+-5", "²", "١٢", "0.5", "1e3", "-2.5E-2", "inf", "nan", "1_000", "true", "False",
+              "NONE", "none ", " 42 ", "'8'", '"true"', "'", "''", "'mixed\"", "http://h:8000/v1", "model-7b", "", "+",
+              "-", "a=b"]
+    for value in values:
+        ours, theirs = typed_value(value), handle_arg_string(value)
+        assert (type(ours), repr(ours)) == (type(theirs), repr(theirs)), value
