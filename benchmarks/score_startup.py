@@ -146,7 +146,7 @@ def import_profile(command: list[str], cache: Path) -> tuple[float, list[tuple[s
         totals[package] += own_us / 1000
         if package not in first_by:
             ours = [a for a in ancestors[index] if a.split(".")[0] in OWN]
-            first_by[package] = ours[-1] if ours and package not in OWN else ""
+            first_by[package] = "-" if package in OWN else ours[-1] if ours else "a function, at run time"
     ranked = sorted(totals.items(), key=lambda item: -item[1])
     return sum(totals.values()), [(package, ms, first_by[package]) for package, ms in ranked]
 
@@ -186,7 +186,7 @@ def main() -> None:
     print(f"\nImport time of score's path (-X importtime, self time per package): {total / 1000:.2f} s in all\n")
     print("| package | ms | first imported by |\n|---|---:|---|")
     for package, ms, first_by in packages[:args.top]:
-        print(f"| {package} | {ms:.0f} | {first_by or '-'} |")
+        print(f"| {package} | {ms:.0f} | {first_by} |")
 
 
 if __name__ == "__main__":
