@@ -112,6 +112,7 @@ class Benchmark:
     rule_label: str = "embedded offline rule judge, not the paper's LLM judge"  # what its ``rule`` judge is
     data_aliases: tuple[str, ...] = ()  # older --metadata keys naming the data (e.g. halueval_data)
     extra_summary: Callable[[Sequence[dict], Sequence[dict]], dict[str, Any]] | None = None
+    run_warnings: Callable[[Sequence[dict]], list[str]] | None = None  # lines about a whole judged run (empty evidence)
     outcomes: tuple[str, ...] = ()  # values of the record's "outcome", counted in results
     nullable: tuple[str, ...] = ()  # doc columns that may be null (e.g. difficulty of an unbinned set)
 

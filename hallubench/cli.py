@@ -138,6 +138,8 @@ def _judge_and_write(args: argparse.Namespace, benchmark: Any, flags: dict[str, 
         report.plot(result, benchmark, Path(args.plot))
         print(f"[hallubench] plot written to {args.plot}", file=sys.stderr)
     print(f"[hallubench] results written to {args.out}", file=sys.stderr)
+    for warning in benchmark.run_warnings(records) if benchmark.run_warnings else ():
+        print(f"[hallubench] {args.task}: warning: {warning}", file=sys.stderr)
     too_long = result.get("counts", {}).get("too_long")
     if too_long:
         print(f"[hallubench] {args.task}: {too_long} response(s) over the size limits were not judged (outcome "

@@ -65,6 +65,8 @@ class JudgeFilter(Filter):
             records, stats = self.judge(resps, docs)
         except Exception as exc:  # never lose the generations: saved for `hallubench score`, records unjudged
             return self.recover(resps, docs, exc)
+        for warning in self.benchmark.run_warnings(records) if self.benchmark.run_warnings else ():
+            print(f"[hallubench] {self.task}: warning: {warning}", file=sys.stderr)
         failed = len(failed_verdicts(records))
         share, items = self.benchmark.unreadable_items(records, list(docs))
         if failed or items:  # the responses are saved whether or not lm-eval logs samples (--log_samples)

@@ -69,6 +69,10 @@ class KnowledgeStore:
         if not {"title", "text"} <= columns:
             store.close()
             raise HallubenchError(f"{db_path} has no FActScore table documents(title, text)")
+        if store._conn().execute("SELECT 1 FROM documents LIMIT 1").fetchone() is None:
+            store.close()
+            raise HallubenchError(f"{db_path} holds no pages: every claim would be unsupported (rebuild it with "
+                                  "hallubench knowledge build from a source with pages)")
         return store
 
     def _conn(self) -> sqlite3.Connection:
@@ -188,4 +192,7 @@ def _write_documents(
                 pages, passages = pages + 1, passages + len(parts)
             else:
                 duplicates += 1
+        if not pages:  # raised inside the block: the temporary file is removed, nothing is written
+            raise HallubenchError(f"the source gave no page with a title and text ({empty} empty, {duplicates} "
+                                  "repeated): a store without pages would make every claim unsupported")
     return BuildStats(path, pages, passages, duplicates, empty)

@@ -27,7 +27,15 @@ from hallu_metrics.longform.verification import VERIFICATION
 from hallu_metrics.longwiki.chain import judge_item
 from hallu_metrics.longwiki.data import with_k
 from hallu_metrics.longwiki.evidence import Evidence
-from hallu_metrics.longwiki.metrics import OUTCOMES, claim_totals, f1_at_k, precision, recall_at_k, sample_metrics
+from hallu_metrics.longwiki.metrics import (
+           OUTCOMES,
+           claim_totals,
+           evidence_warnings,
+           f1_at_k,
+           precision,
+           recall_at_k,
+           sample_metrics,
+)
 from hallu_metrics.longwiki.options import OPTIONS, claim_k
 
 __all__ = ["BENCHMARK", "KNOWLEDGEABLE", "OPTIONS", "OUTCOMES", "Evidence", "claim_k", "claim_totals", "f1_at_k",
@@ -70,6 +78,7 @@ BENCHMARK = Benchmark(
     checks=(KNOWLEDGEABLE, CLAIM_EXTRACTION, VERIFICATION),
     to_docs=with_k,
     extra_summary=claim_totals,
+    run_warnings=evidence_warnings,
     outcomes=OUTCOMES,
     nullable=("level",),
 )

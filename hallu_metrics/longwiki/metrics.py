@@ -58,3 +58,13 @@ def claim_totals(records: Sequence[Mapping[str, Any]], docs: Sequence[Mapping[st
         "supported_claims": sum(r["supported"] for r in judged),
         **cut_responses(records),
     }
+
+
+def evidence_warnings(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """A warning when every claim of the run was verified against no passage at all: the knowledge store has no page
+    for these topics (a wrong or empty store), and precision then says nothing about the model."""
+    claims = [c for r in records for c in r.get("claims") or []]
+    if not claims or any(c.get("passages") for c in claims):
+        return []
+    return [f"all {len(claims)} claims were verified against no evidence (every lookup in the knowledge store came "
+            "back empty): check --metadata knowledge / --knowledge; precision and F1 are not meaningful"]
