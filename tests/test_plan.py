@@ -18,9 +18,27 @@ STAND_IN = "openai:base_url=http://127.0.0.1:9/v1,model=stand-in"
 
 
 @pytest.fixture(scope="module")
-def usage():
+def stand_in(tmp_path_factory):
+    """The stand-in tokenizer, converted from SmolLM2's GGUF once for the module (10-15 s): plan keeps it in a
+    ``tokenizers`` folder beside the call cache, and each test has a call cache of its own."""
+    folder = tmp_path_factory.mktemp("plan-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HALLUBENCH_CACHE", str(folder / "calls.sqlite"))
+        counter = load_counter(STAND_IN)
+    assert (folder / "tokenizers").is_dir()
+    return folder / "tokenizers", counter
+
+
+@pytest.fixture(autouse=True)
+def converted_tokenizer(stand_in, isolated_cache):
+    """Each test's cache folder finds the converted tokenizer (its calls stay its own)."""
+    (isolated_cache.parent / "tokenizers").symlink_to(stand_in[0], target_is_directory=True)
+
+
+@pytest.fixture(scope="module")
+def usage(stand_in):
     """The server counts like a real one: the chat template applied, with the tokenizer of the served model."""
-    counter = load_counter(STAND_IN)
+    counter = stand_in[1]
     return lambda messages, reply: (counter.prompt(messages), counter.text(reply))
 
 
