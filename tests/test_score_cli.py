@@ -4,21 +4,18 @@ records the set scored (location and revision from lm-eval's run, the fingerprin
 time written; LongWiki without a knowledge store names score's own option; no prompt says "a answer"."""
 
 import json
-import os
 import re
 import subprocess
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-import datasets
 from loopback import LoopbackChatServer
-from support import task_manager
+from support import run_cli, save_set, task_manager
 
 import hallu_metrics.registry  # noqa: F401  (builds every benchmark's checks)
 from hallu_metrics import halueval
 from hallu_metrics.judges.base import ALL_CHECKS
-from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallubench.cli import main
 from hallubench.scoring import find_samples
 
@@ -30,12 +27,6 @@ ROWS = [  # a unicode answer and a set without a difficulty for one question: th
     {"id": "q2", "question": "What is the chemical symbol of gold?", "answer": "Au", "title": "Gold",
      "reference": "r", "difficulty": 7},
 ]
-
-
-def save_set(path: Path) -> str:
-    rows = datasets.Dataset.from_list(ROWS, features=PRECISEWIKIQA.columns)
-    datasets.DatasetDict({"test": rows}).save_to_disk(str(path))
-    return str(path)
 
 
 def samples_line(row: dict, doc_id: int | None = None, response: str = "Paris.") -> str:
@@ -133,19 +124,19 @@ def reply(messages: list[dict]) -> str:
     return "Paris."
 
 
-def test_b_score_records_the_set_as_lm_evals_run_did(tmp_path):
+def test_b_score_records_the_set_as_lm_evals_run_did(tmp_path, monkeypatch):
     """lm-eval (its own `local-chat-completions` model against a loopback server), then `score --samples out/`:
     location, revision and fingerprint equal `configs.precisewikiqa.metadata.hallubench_dataset`; the date is the
     time written, in UTC."""
-    dataset = save_set(tmp_path / "set")
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", sys.argv[:])  # `hallubench eval` hands lm-eval its arguments in sys.argv
+    monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
+    dataset = str(save_set(tmp_path / "set", ROWS))
     with LoopbackChatServer(reply) as server:
-        proc = subprocess.run(
-            [sys.executable, "-m", "hallubench.cli", "eval", "--model", "local-chat-completions", "--model_args",
-             f"base_url={server.base_url}/chat/completions,model=mut,num_concurrent=2,max_retries=1",
-             "--tasks", "precisewikiqa", "--apply_chat_template", "--log_samples", "--output_path", "out",
-             "--metadata", json.dumps({"dataset": dataset, "judge": "rule"})],
-            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+        proc = run_cli("eval", "--model", "local-chat-completions", "--model_args",
+                       f"base_url={server.base_url}/chat/completions,model=mut,num_concurrent=2,max_retries=1",
+                       "--tasks", "precisewikiqa", "--apply_chat_template", "--log_samples", "--output_path", "out",
+                       "--metadata", json.dumps({"dataset": dataset, "judge": "rule"}))
     assert proc.returncode == 0, proc.stderr[-3000:]
     [results] = (tmp_path / "out").rglob("results_*.json")
     recorded = json.loads(results.read_text())["configs"]["precisewikiqa"]["metadata"]["hallubench_dataset"]
@@ -161,7 +152,7 @@ def test_b_score_records_the_set_as_lm_evals_run_did(tmp_path):
 def test_b_docs_logged_out_of_order_give_the_sets_fingerprint(tmp_path):
     """lm-eval on two GPUs logs rank 0's docs, then rank 1's: ordered by doc_id they are the set again. Without
     lm-eval's results file beside them, location and revision are unknown (null)."""
-    dataset = save_set(tmp_path / "set")
+    dataset = str(save_set(tmp_path / "set", ROWS))
     samples = tmp_path / "samples_precisewikiqa_2025-03-01T09-00-00.000001.jsonl"
     samples.write_text("".join(samples_line(ROWS[i], i) for i in (0, 2, 1)), encoding="utf-8")
     assert score("--samples", str(samples), "--out", str(tmp_path / "r.json")) == 0
@@ -170,7 +161,7 @@ def test_b_docs_logged_out_of_order_give_the_sets_fingerprint(tmp_path):
 
 
 def test_b_dataset_option_records_the_set_it_loaded(tmp_path):
-    dataset = save_set(tmp_path / "set")
+    dataset = str(save_set(tmp_path / "set", ROWS))
     assert score("--dataset", dataset, "--out", str(tmp_path / "r.json")) == 0
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["dataset"] == {"location": dataset, "revision": "unpinned", "fingerprint": task_fingerprint(dataset)}
@@ -244,19 +235,18 @@ def test_d_no_prompt_puts_a_before_a_vowel():
 
 
 def test_help_and_tasks_path_import_nothing_heavy():
-    """Every subcommand imports only what it runs: `hallubench --help` and `tasks-path` load no torch, datasets,
-    spaCy or lm-eval (they took 34 s under load when the parser imported every generator)."""
-    code = ("import sys\nfrom hallubench.cli import main\nmain(['tasks-path'])\nmain(['--help'])\n"
-            "print(sorted(m for m in ('torch', 'datasets', 'spacy', 'lm_eval', 'transformers', 'matplotlib')"
-            " if m in sys.modules))")
+    """Every subcommand imports only what it runs (a fresh interpreter): `hallubench --help` and `tasks-path` load no
+    torch, datasets, spaCy or lm-eval (they took 34 s under load when the parser imported every generator), and
+    `generate mixedentities --help` imports that generator alone."""
+    code = ("import json, sys\nfrom hallubench.cli import main\nmain(['tasks-path'])\nmain(['--help'])\n"
+            "heavy = sorted(m for m in ('torch', 'datasets', 'spacy', 'lm_eval', 'transformers', 'matplotlib')"
+            " if m in sys.modules)\nmain(['generate', 'mixedentities', '--help'])\n"
+            "print(json.dumps([heavy, sorted(m for m in sys.modules\n"
+            "                              if m.startswith('hallubench_generators.') and m.count('.') == 1)]))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip().splitlines()[-1] == "[]"
-    code = ("import json, sys\nfrom hallubench.cli import main\nmain(['generate', 'mixedentities', '--help'])\n"
-            "print(json.dumps(sorted(m for m in sys.modules\n"
-            "                        if m.startswith('hallubench_generators.') and m.count('.') == 1)))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    heavy, generators = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert heavy == []
     assert "--n-per-domain" in proc.stdout  # that generator's options, and no other generator imported
     others = {f"hallubench_generators.{name}" for name in ("longwiki", "faithfulness", "halueval")}
-    assert not others & set(
-        json.loads(proc.stdout.strip().splitlines()[-1]))
+    assert generators and not others & set(generators)
