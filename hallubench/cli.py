@@ -146,8 +146,11 @@ def _judge_and_write(args: argparse.Namespace, benchmark: Any, flags: dict[str, 
               "too_long; see docs/reliability.md); they count toward no metric", file=sys.stderr)
     unreadable = result["unreadable"]
     if unreadable["items"] or result["judge_failed"]:
-        advice = ("re-run to resume failed calls; --retry-unparseable re-asks unreadable replies; structured=true on "
-                  "the judge spec keeps replies in shape")
+        served = [str(spec) for spec in result["judges"].values() if str(spec).startswith("openai:")]
+        tip = ("" if not served else "; structured=true is on: if its server ignored response_format (said above), "
+               "use a server that honours it" if all("structured=true" in spec for spec in served)
+               else "; structured=true on the judge spec keeps replies in shape")
+        advice = "re-run to resume failed calls; --retry-unparseable re-asks unreadable replies" + tip
         print(unreadable_banner(args.task, unreadable["metric"] or "judge_unparseable_rate",
                                        unreadable["share"], unreadable["items"], result["n"], result["judge_failed"],
                                        advice), file=sys.stderr)

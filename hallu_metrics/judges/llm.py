@@ -4,6 +4,7 @@ check's JSON schema as ``response_format``; ``template=PATH`` takes prompts from
 
 from __future__ import annotations
 
+import sys
 from dataclasses import asdict
 
 from hallu_metrics.judges.base import Check, Verdict
@@ -33,6 +34,7 @@ class LLMJudge:
         self.retry_unparseable = retry_unparseable
         self.structured = structured
         self.templates = templates
+        self.schema_ignored = False  # said once: the server sent a reply that does not follow the schema
 
     def conversation(self, check: Check, item: dict) -> list[Message]:
         """The first turn for ``item``: the user's template for this check if the file names it, else the
@@ -64,6 +66,11 @@ class LLMJudge:
             if not completion.ok:
                 return Verdict(None, "failed", redact(completion.error or ""))
             text = redact(completion.text or "")
+            if schema is not None and not self.schema_ignored and not schema.conforms(text):
+                self.schema_ignored = True
+                print(f"[hallubench] judge {self.spec}: its server ignored response_format (structured=true): a "
+                      f"{check.name} reply does not follow the JSON schema; replies are read as free text",
+                      file=sys.stderr)
             parsed = read(text)
             if parsed is not None:
                 return Verdict(parsed, "ok", text)

@@ -27,6 +27,16 @@ class StructuredOutput:
         """The schema as canonical JSON text (part of the request and of its cache key)."""
         return json.dumps(self.schema, sort_keys=True, separators=(",", ":"))
 
+    def conforms(self, reply: str) -> bool:
+        """Whether ``reply`` is JSON that follows the schema (what a server honouring ``response_format`` sends)."""
+        import jsonschema  # only structured judges validate replies
+
+        try:
+            jsonschema.validate(json.loads(reply), self.schema)
+        except (ValueError, jsonschema.ValidationError):
+            return False
+        return True
+
     def reply_text(self, reply: str) -> str:
         """What the check's reader reads: the schema reply turned into the reader's text form, or the reply
         unchanged when it is not such a JSON value (a server that ignored the schema)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -39,6 +40,7 @@ MAX_REPLY_BYTES = 4 * 1024 * 1024  # a judge verdict or a long-form answer is ki
 MAX_TIMEOUT_S = 86_400.0  # larger values overflow socket timeouts
 BODY_CHARS_IN_ERRORS = 200
 ENDPOINT_PATH = "/chat/completions"
+TIMEOUTS_BEFORE_WARNING = 2
 
 
 def _start(body: bytes, chars: int, secrets: list[str]) -> str:
@@ -149,6 +151,9 @@ class OpenAIChatBackend:
                         "User-Agent": f"hallubench/{__version__}"})
         # One kept-alive connection per concurrent call (with fewer, calls beyond them reconnect each time).
         self.max_reply_bytes = int(max_reply_bytes)
+        self.timeout = float(timeout)
+        self._timeouts = 0  # attempts abandoned at the deadline (the server may still be computing each)
+        self._timeouts_lock = threading.Lock()
         self._http = JsonPoster(urls, ENDPOINT_PATH, headers, keepalive=self.concurrency, timeout=float(timeout),
                                 max_bytes=self.max_reply_bytes)
 
@@ -198,7 +203,10 @@ class OpenAIChatBackend:
             if self.breaker.all_dead.is_set():
                 raise EndpointDown(self.breaker.down_message()) from exc
             raise TransientError(f"{error} from {url}") from exc
-        except (httpcore.TimeoutException, httpcore.NetworkError, httpcore.ProtocolError, httpcore.ProxyError) as exc:
+        except httpcore.TimeoutException as exc:
+            self._timed_out()
+            raise TransientError(f"{type(exc).__name__} from {url}: {exc}") from exc
+        except (httpcore.NetworkError, httpcore.ProtocolError, httpcore.ProxyError) as exc:
             raise TransientError(f"{type(exc).__name__} from {url}: {exc}") from exc
         except ReplyTooLarge as exc:
             raise PermanentError(f"{exc} from {url} (raise max_reply_bytes= on the spec if this is expected)") from exc
@@ -217,6 +225,17 @@ class OpenAIChatBackend:
         if not isinstance(content, str):
             raise TransientError(f"response from {url} has no text content")
         return content, reply_usage(reply)
+
+    def _timed_out(self) -> None:
+        """Count an abandoned attempt; at the second, say once why retries then multiply a slow server's load."""
+        with self._timeouts_lock:
+            self._timeouts += 1
+            if self._timeouts != TIMEOUTS_BEFORE_WARNING:
+                return
+        print(f"[hallubench] judge {self.identity}: {TIMEOUTS_BEFORE_WARNING} attempts got no reply within "
+              f"timeout={self.timeout:g} s (concurrency={self.concurrency}, max_retries={self.max_retries}). The "
+              "server goes on computing each abandoned attempt, so every retry adds to its load; for a slow (CPU) "
+              "server use concurrency=1,timeout=600 on the judge spec", file=sys.stderr)
 
     def complete_one(self, request: ChatRequest) -> Completion:
         """One request with retries; a failure becomes a ``Completion`` with a redacted ``error``."""
