@@ -10,6 +10,7 @@ from pathlib import Path
 import datasets
 import pytest
 
+from hallubench.cli import main
 from hallubench.errors import HallubenchError
 from hallubench_generators.nonexistent_refusal.medicines import MedicineNames, clean_words, load_kaggle
 from hallubench_generators.nonexistent_refusal.mixedentities import generate, parse_domains
@@ -166,12 +167,20 @@ def test_words_and_brand_stems_of_real_names_are_rejected_in_any_case():
     assert not any(names.is_reserved(n) for n in made) and report.rejected[("medicine", "exists")] > 0
 
 
-def test_offline_dictionary_feeds_only_medicine_names_into_the_pools():
+@pytest.fixture(scope="module")
+def drug_names():
+    """The offline drug dictionary's names (immutable; ~4 s to load, so once for the module)."""
+    from hallubench_generators.nonexistent_refusal.medicines import load_drug_ner
+
+    return load_drug_ner()
+
+
+def test_offline_dictionary_feeds_only_medicine_names_into_the_pools(drug_names):
     """drug-named-entity-recognition also lists MeSH proteins and drug classes: they stay known (never produced)
     but are never sources; DrugBank / MedlinePlus drugs are."""
-    from hallubench_generators.nonexistent_refusal.medicines import is_medicine_entry, load_drug_ner
+    from hallubench_generators.nonexistent_refusal.medicines import is_medicine_entry
 
-    names = load_drug_ner()
+    names = drug_names
     shapes = {" ".join(s).lower() for s in names.shapes}
     for protein in ("Arac Transcriptional Regulator", "Smrt Co-repressor", "Scatter Factor", "Antimalarials"):
         assert names.exists(protein) and protein.lower() not in shapes, protein
@@ -198,32 +207,18 @@ def test_domains_are_validated():
             parse_domains(bad)
 
 
-def _generate_cli(out: Path, itis_db: Path, kaggle_csv: Path, hash_seed: str) -> None:
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    cmd = [
-        sys.executable,
-        "-m",
-        "hallubench.cli",
-        "generate",
-        "mixedentities",
-        "--n-per-domain",
-        "2",
-        "--seed",
-        "5",
-        "--itis-db",
-        str(itis_db),
-        "--medicine-csv",
-        str(kaggle_csv),
-        "--out",
-        str(out),
-    ]
-    subprocess.run(cmd, check=True, env=env, capture_output=True)
+def _generate_args(out: Path, itis_db: Path, kaggle_csv: Path) -> list[str]:
+    return ["generate", "mixedentities", "--n-per-domain", "2", "--seed", "5", "--itis-db", str(itis_db),
+            "--medicine-csv", str(kaggle_csv), "--out", str(out)]
 
 
 def test_cli_output_is_identical_under_different_hash_seeds(tmp_path, itis_db, kaggle_csv):
-    """Same seed, different PYTHONHASHSEED: identical rows; the card reports sources and counts."""
-    _generate_cli(tmp_path / "a", itis_db, kaggle_csv, "1")
-    _generate_cli(tmp_path / "b", itis_db, kaggle_csv, "999")
+    """Same seed, another PYTHONHASHSEED (this process's, and a child's set to another value): identical rows; the
+    card reports sources and counts."""
+    assert main(_generate_args(tmp_path / "a", itis_db, kaggle_csv)) == 0
+    other = "2" if os.environ.get("PYTHONHASHSEED") == "1" else "1"
+    subprocess.run([sys.executable, "-m", "hallubench.cli", *_generate_args(tmp_path / "b", itis_db, kaggle_csv)],
+                   check=True, env={**os.environ, "PYTHONHASHSEED": other}, capture_output=True)
     a, b = (datasets.load_from_disk(str(tmp_path / x))["test"].to_list() for x in "ab")
     assert a == b and len(a) == 8
     assert {r["template_id"] for r in a} <= set(range(10))
@@ -261,11 +256,9 @@ def test_ncbi_knows_real_species_and_mixed_names_are_new():
         assert genus in tax.sibling_genera(row["source_name"])
 
 
-def test_drug_dictionary_knows_real_drugs_and_mixed_names_are_new():
+def test_drug_dictionary_knows_real_drugs_and_mixed_names_are_new(drug_names):
     """Hand-picked real drugs (any case) exist in the offline dictionary; generated medicines do not."""
-    from hallubench_generators.nonexistent_refusal.medicines import load_drug_ner
-
-    names = load_drug_ner()
+    names = drug_names
     for real in ("Aspirin", "ibuprofen", "PARACETAMOL", "Lipitor", "amoxicillin", "Metformin"):
         assert names.exists(real), real
     rows, _ = generate(["medicine"], 10, 2, lambda: None, lambda: names)
