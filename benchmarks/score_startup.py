@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -97,33 +98,36 @@ def hallubench_command(samples: Path, base_url: str, concurrency: int, out: Path
             f"openai:base_url={base_url},model=judge,concurrency={concurrency}", "--out", str(out), "--overwrite"]
 
 
-def run_hallubench(command: list[str], cache: Path, out: Path, items: int) -> float:
-    """Wall time of one score process on a fresh call cache; checks that every item got a readable verdict."""
+def timed(command: list[str], **env: str) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds: user + system, stdout) of one process; CPU time is less sensitive to the load."""
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    done = subprocess.run(command, check=True, capture_output=True, text=True, env={**os.environ, **env})
+    wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, done.stdout
+
+
+def run_hallubench(command: list[str], cache: Path, out: Path, items: int) -> tuple[float, float]:
+    """(wall, CPU) of one score process on a fresh call cache; checks that every item got a readable verdict."""
     cache.unlink(missing_ok=True)
-    start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, env={**os.environ, "HALLUBENCH_CACHE": str(cache)})
-    wall = time.perf_counter() - start
+    wall, cpu, _ = timed(command, HALLUBENCH_CACHE=str(cache))
     result = json.loads(out.read_text(encoding="utf-8"))
     if result["n"] != items or result["judge_failed"] or result["unreadable"]["items"]:
         raise SystemExit(f"hallubench score did not judge every item: {result['n']}, {result['unreadable']}")
-    return wall
+    return wall, cpu
 
 
-def run_reference(base_url: str, folder: Path, items: int) -> tuple[float, float]:
-    """(wall time of the emulated reference process, its schedule alone)."""
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", REFERENCE, base_url, str(folder)], check=True, capture_output=True,
-                          text=True)
-    wall = time.perf_counter() - start
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+def run_reference(base_url: str, folder: Path, items: int) -> tuple[float, float, float]:
+    """(wall, CPU) of the emulated reference process and its schedule alone (wall)."""
+    wall, cpu, stdout = timed([sys.executable, "-c", REFERENCE, base_url, str(folder)])
+    report = json.loads(stdout.strip().splitlines()[-1])
     if report["items"] != items or report["abstained"] or report["hallucinated"]:
         raise SystemExit(f"the reference emulation misread the stub's replies: {report}")
-    return wall, report["schedule"]
+    return wall, cpu, report["schedule"]
 
 
-def import_profile(command: list[str], cache: Path) -> tuple[float, list[tuple[str, float, str]]]:
-    """Total import time of one score process and (package, self ms summed, first importer of ours), largest first,
-    from ``python -X importtime``."""
+def import_profile(command: list[str], cache: Path) -> tuple[dict[str, float], dict[str, str]]:
+    """Import time of one score process from ``python -X importtime``: self time (ms) summed per top-level package,
+    and the module of ours that first imported each."""
     cache.unlink(missing_ok=True)
     launcher = [sys.executable, "-X", "importtime", "-m", "hallubench.cli"]
     err = subprocess.run([*launcher, *command[command.index("score"):]], check=True, capture_output=True, text=True,
@@ -147,8 +151,7 @@ def import_profile(command: list[str], cache: Path) -> tuple[float, list[tuple[s
         if package not in first_by:
             ours = [a for a in ancestors[index] if a.split(".")[0] in OWN]
             first_by[package] = "-" if package in OWN else ours[-1] if ours else "a function, at run time"
-    ranked = sorted(totals.items(), key=lambda item: -item[1])
-    return sum(totals.values()), [(package, ms, first_by[package]) for package, ms in ranked]
+    return totals, first_by
 
 
 def main() -> None:
@@ -168,25 +171,30 @@ def main() -> None:
         ours, theirs, schedules = [], [], []
         for _ in range(args.repeats):  # interleaved, so both see the same load
             ours.append(run_hallubench(command, cache, out, args.items))
-            wall, schedule = run_reference(base_url, folder, args.items)
-            theirs.append(wall)
+            wall, cpu, schedule = run_reference(base_url, folder, args.items)
+            theirs.append((wall, cpu))
             schedules.append(schedule)
-        total, packages = import_profile(command, cache)
+        profiles = [import_profile(command, cache) for _ in range(args.repeats)]
     load_after = os.getloadavg()
     median = statistics.median
+    walls, cpus = [w for w, _ in ours], [c for _, c in ours]
     print(f"{args.items} items, {args.latency * 1000:.0f} ms per call, hallubench K={args.concurrency}, "
-          f"{args.repeats} runs each (median, min); load average {load_before[0]:.2f} before, {load_after[0]:.2f} "
-          "after\n")
-    print("| run | wall (s) median | min | reference / hallubench (median) |\n|---|---:|---:|---:|")
-    print(f"| `hallubench score` process | {median(ours):.2f} | {min(ours):.2f} | - |")
-    print(f"| reference process (emulated) | {median(theirs):.2f} | {min(theirs):.2f} | "
-          f"{median(theirs) / median(ours):.2f} |")
-    print(f"| reference schedule alone (in its process) | {median(schedules):.2f} | {min(schedules):.2f} | "
-          f"{median(schedules) / median(ours):.2f} |")
-    print(f"\nImport time of score's path (-X importtime, self time per package): {total / 1000:.2f} s in all\n")
+          f"{args.repeats} runs each; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after\n")
+    print("| run | wall (s) median | wall min | CPU (s) median | reference / hallubench (wall medians) |")
+    print("|---|---:|---:|---:|---:|")
+    print(f"| `hallubench score` process | {median(walls):.2f} | {min(walls):.2f} | {median(cpus):.2f} | - |")
+    ref_walls, ref_cpus = [w for w, _ in theirs], [c for _, c in theirs]
+    print(f"| reference process (emulated) | {median(ref_walls):.2f} | {min(ref_walls):.2f} | {median(ref_cpus):.2f} "
+          f"| {median(ref_walls) / median(walls):.2f} |")
+    print(f"| reference schedule alone (in its process) | {median(schedules):.2f} | {min(schedules):.2f} | - | "
+          f"{median(schedules) / median(walls):.2f} |")
+    per_package = {package: median(ms.get(package, 0.0) for ms, _ in profiles) for package in profiles[0][0]}
+    everything = median(sum(ms.values()) for ms, _ in profiles)
+    print(f"\nImport time of score's path (-X importtime, self time summed per package, median of {args.repeats}): "
+          f"{everything / 1000:.2f} s in all\n")
     print("| package | ms | first imported by |\n|---|---:|---|")
-    for package, ms, first_by in packages[:args.top]:
-        print(f"| {package} | {ms:.0f} | {first_by} |")
+    for package, ms in sorted(per_package.items(), key=lambda item: -item[1])[:args.top]:
+        print(f"| {package} | {ms:.0f} | {profiles[0][1][package]} |")
 
 
 if __name__ == "__main__":
