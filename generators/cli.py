@@ -19,6 +19,7 @@ from hallubench.specs import redact_known
 from hallubench_generators.protocol import Generator, features_for, generator_prompts_hash
 from hallubench_generators.publishing import check_output_dir, foreign_content, push_test_set, save_test_set
 
+MAX_TRIALS = 1000  # sets of one stability check; each is a whole generated test set
 TRIALS_MANIFEST = "trials.json"  # PARENT/trials.json of `generate --trials N`: the sets of one stability check
 TRIAL_FOLDER = re.compile(r"trial-(-?\d+)")
 
@@ -135,6 +136,8 @@ def reproducibility(module: Generator, args: argparse.Namespace) -> str:
 def run(args: argparse.Namespace) -> int:
     module = generator(args.generator_name)
     features = features_for(module, f"{args.generator_name}_{getattr(args, 'task', '')}")
+    if args.push_to_hub:
+        check_repo_id(args.push_to_hub)  # before any generation: a typo must not cost the run
     if args.trials is not None:
         return run_trials(module, features, args)
     check_output_dir(args.out, args.overwrite)
@@ -149,6 +152,17 @@ def run(args: argparse.Namespace) -> int:
     if args.push_to_hub:
         push_test_set(args.out, args.push_to_hub, args.private)
     return 0
+
+
+def check_repo_id(repo_id: str) -> None:
+    """Refuse a ``--push-to-hub`` name the Hub would refuse (``NAME`` or ``NAMESPACE/NAME``), in one line."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as exc:
+        reason = str(exc).strip().splitlines()[0]
+        raise HallubenchError(f"--push-to-hub {repo_id!r}: not a valid Hub repo id ({reason})") from None
 
 
 def trial_args(args: argparse.Namespace, seed: int) -> argparse.Namespace:
@@ -195,8 +209,8 @@ def run_trials(module: Generator, features: Any, args: argparse.Namespace) -> in
     replaced parent loses its old manifest first, so no manifest ever names a set that is not there)."""
     if args.push_to_hub:
         raise HallubenchError("--push-to-hub with --trials is refused: publish one set at a time (generate --seed)")
-    if args.trials < 1:
-        raise HallubenchError(f"--trials {args.trials}: expected at least 1")
+    if not 1 <= args.trials <= MAX_TRIALS:
+        raise HallubenchError(f"--trials {args.trials}: expected 1 to {MAX_TRIALS} (the papers use 3)")
     seeds = list(range(args.seed, args.seed + args.trials))
     parent: Path = args.out
     check_trials_parent(parent, seeds, args.overwrite)

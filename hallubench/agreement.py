@@ -191,7 +191,8 @@ def _user_labels(args: argparse.Namespace) -> list[dict[str, Any]]:
     try:
         verdicts = _ask(args.judge, [(check, record) for _, record in records])
     except KeyError as exc:
-        raise HallubenchError(f"{args.labels}: a record lacks the field {exc} that check {args.check} reads") from exc
+        where = next((where for where, record in records if exc.args[0] not in record), str(args.labels))
+        raise HallubenchError(f"{where}: the record lacks the field {exc} that check {args.check} reads") from exc
     return [_section(kind, args.check, human, _judged_labels(kind, check, verdicts), args.seed,
                      labels=str(args.labels), paper_figure=_paper(labelled))]
 

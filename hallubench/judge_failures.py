@@ -20,23 +20,28 @@ _CAUSES = (  # (pattern, cause); the first that matches names the failure
      "authentication refused (HTTP {code}): check the key in ${key}"),
     (re.compile(rf"HTTP 429 from {_URL}"),
      "rate-limited (HTTP 429) on every retry: lower concurrency= or raise max_retries= / backoff="),
-    (re.compile(rf"(?:Read|Write|Pool)Timeout from {_URL}"), "no complete reply within timeout=: raise timeout="),
-    (re.compile(rf"over \d+ bytes from {_URL}"), "reply larger than max_reply_bytes="),
+    (re.compile(rf"(?:Read|Write|Pool)Timeout from {_URL}"),
+     "no complete reply within timeout={timeout} s: raise timeout= on the judge spec (for a slow server: "
+     "concurrency=1,timeout=600)"),
+    (re.compile(rf"over (?P<limit>\d+) bytes from {_URL}"),
+     "reply larger than max_reply_bytes={limit}: raise max_reply_bytes= on the judge spec if such replies are "
+     "expected"),
     (re.compile(rf"HTTP (?P<code>\d{{3}}) from {_URL}"), "HTTP {code}"),
 )
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+DEFAULT_TIMEOUT = 120.0  # seconds per attempt of an openai: judge (hallubench.backends.openai_http)
 
 
-def _key_env(url: str, judge_specs: Iterable[str]) -> str:
-    """The environment variable the judge serving ``url`` reads its key from."""
+def _spec_value(url: str, judge_specs: Iterable[str], key: str, default: str) -> str:
+    """A value (``api_key_env``, ``timeout``) of the judge spec serving ``url``, or its default."""
     for text in judge_specs:
         try:
             spec = parse_spec(text, ("openai",))
         except HallubenchError:  # another kind of judge (rule, hhem:, hf:): no key
             continue
         if any(url.startswith(base.strip().rstrip("/")) for base in str(spec.args.get("base_url", "")).split("|")):
-            return str(spec.args.get("api_key_env", DEFAULT_KEY_ENV))
-    return DEFAULT_KEY_ENV
+            return str(spec.args.get(key, default))
+    return default
 
 
 def failure_causes(errors: Iterable[str], judge_specs: Mapping[str, str]) -> list[str]:
@@ -47,7 +52,10 @@ def failure_causes(errors: Iterable[str], judge_specs: Mapping[str, str]) -> lis
             found = pattern.search(error)
             if found:
                 url = found["url"].rstrip(":.").removesuffix("/chat/completions")
-                fields = {"code": found.groupdict().get("code"), "key": _key_env(url, judge_specs.values())}
+                specs = judge_specs.values()
+                fields = {"code": found.groupdict().get("code"), "limit": found.groupdict().get("limit"),
+                          "key": _spec_value(url, specs, "api_key_env", DEFAULT_KEY_ENV),
+                          "timeout": _spec_value(url, specs, "timeout", f"{DEFAULT_TIMEOUT:g}")}
                 counted[(url, cause.format(**fields))] += 1
                 break
         else:

@@ -15,7 +15,6 @@ import argparse
 import functools
 import hashlib
 import json
-import math
 import os
 import sys
 import tempfile
@@ -39,6 +38,7 @@ from hallubench.errors import HallubenchError
 from hallubench.specs import parse_spec
 
 MODES = ("low", "expected", "high")
+MAX_LATENCY_S = 86_400.0  # one day per call: the most a judge spec's timeout allows
 STOP = {"abstention": True, "knowledgeable": False, "anah_facts": False}  # labels that end a chain early
 GO_ON = {"abstention": False, "knowledgeable": True, "anah_facts": True}  # labels that take every further step
 EXTRACTIONS = ("claim_extraction", "atomic_facts")  # checks whose label is a list of claims
@@ -330,8 +330,8 @@ def _plan(args: argparse.Namespace) -> int:
 
     if args.samples is None and args.dataset is None:
         raise HallubenchError("plan: pass --dataset (the test set) or --samples (a samples log with responses)")
-    if args.latency is not None and not (math.isfinite(args.latency) and args.latency >= 0):
-        raise HallubenchError(f"--latency {args.latency}: expected seconds per call, 0 or more")
+    if args.latency is not None and not 0 <= args.latency <= MAX_LATENCY_S:
+        raise HallubenchError(f"--latency {args.latency}: expected seconds per call, 0 to {MAX_LATENCY_S:g}")
     if args.out:  # before any work
         check_output_file(args.out, "--out")
         inputs = [Path(p) for p in (args.samples, args.dataset, args.knowledge) if p is not None]

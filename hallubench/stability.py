@@ -107,11 +107,31 @@ def run_eval_trials(lm_eval_args: list[str], run_lm_eval: Callable[[list[str]], 
                    if k.startswith("dataset") and k != "dataset_revision")
     if given:
         raise HallubenchError(f"--metadata {given[0]}: with --trials each trial's set is passed for you; drop it")
-    for fingerprint, (seed, folder) in sorted(manifest.sets.items(), key=lambda item: item[1][0]):
+    trials = sorted(manifest.sets.items(), key=lambda item: item[1][0])
+    for fingerprint, (seed, folder) in trials:  # every set, before the first run loads a model
+        check_trial_set(folder, fingerprint, seed)
+    for fingerprint, (seed, folder) in trials:
         print(f"[hallubench] trial {seed}: {folder} (set {fingerprint.removeprefix('sha256:')[:12]})", file=sys.stderr)
         run_lm_eval([*rest, "--output_path", str(Path(output) / f"trial-{seed}"),
                      "--metadata", json.dumps({"dataset": str(folder)})])
     return 0
+
+
+def check_trial_set(folder: Path, fingerprint: str, seed: int) -> None:
+    """The set of trial ``seed`` is there and is the one the manifest names (same content fingerprint)."""
+    import datasets
+
+    from hallubench.provenance import dataset_fingerprint
+
+    try:
+        found = dataset_fingerprint(datasets.load_from_disk(str(folder))["test"])
+    except (FileNotFoundError, KeyError, ValueError) as exc:
+        raise HallubenchError(f"--trials: trial {seed}'s set {folder} cannot be read ({type(exc).__name__}); "
+                              "regenerate the trials with hallubench generate --trials") from exc
+    if found != fingerprint:
+        now, listed = (value.removeprefix("sha256:")[:12] for value in (found, fingerprint))
+        raise HallubenchError(f"--trials: trial {seed}'s set {folder} changed since the manifest was written (set "
+                              f"{now}, manifest {listed}); regenerate the trials with hallubench generate --trials")
 
 
 # ---------------------------------------------------------------- grouping results into trials

@@ -160,7 +160,7 @@ def test_user_labels_of_another_kind(tmp_path, capsys):
     (["--check", "grading"], LABELS, "precisewikiqa has no such check (its checks: abstention, correctness)"),
     ([], [{k: v for k, v in LABELS[0].items() if k != "label"}], "labels.jsonl:1: no 'label' field"),
     ([], [{**LABELS[0], "label": ["a list"]}], "labels.jsonl:1: label ['a list'] is not a categorical label"),
-    ([], [{"question": "Q?", "label": True}], "a record lacks the field 'response' that check abstention reads"),
+    ([], [{"question": "Q?", "label": True}], "labels.jsonl:1: the record lacks the field 'response' that check abstention reads"),
     (["--labels", "labels.json", "--out", "labels.json"], LABELS, "is also an input of this run"),
     (["--role", "judge_claims"], LABELS, "--role judge_claims: precisewikiqa has no such judge role (its roles: "
      "judge)"),

@@ -207,6 +207,7 @@ def test_failure_causes_name_each_endpoint_once_with_the_key_variable():
         "1 judge call to http://b:2/v1 failed: authentication refused (HTTP 401): check the key in $GRADER_KEY",
         "1 judge call to http://b:2/v1 failed: rate-limited (HTTP 429) on every retry: lower concurrency= or raise "
         "max_retries= / backoff=",
-        "1 judge call to http://b:2/v1 failed: no complete reply within timeout=: raise timeout=",
+        "1 judge call to http://b:2/v1 failed: no complete reply within timeout=120 s: raise timeout= on the judge "
+        "spec (for a slow server: concurrency=1,timeout=600)",
         "1 judge call failed: something else entirely",
     ]

@@ -270,7 +270,7 @@ def gather(sources: Iterable[Source], knowledge: Path | None = None) -> dict[str
             models += [] if source.model in models else [source.model]
             t, m = tasks.index(source.task), models.index(source.model)
             try:
-                lines = source.path.read_text(encoding="utf-8").splitlines()
+                lines = source.path.read_text(encoding="utf-8").split("\n")  # lm-eval writes U+2028: no splitlines()
             except (OSError, UnicodeDecodeError) as exc:
                 raise HallubenchError(f"view: cannot read {source.path} ({exc})") from exc
             for number, line in enumerate(lines, start=1):
