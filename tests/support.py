@@ -3,18 +3,30 @@
 - ``task_manager``: lm-eval's task index over hallubench's folder only (0.3 s, against 10-20 s for lm-eval's
   ~15k built-in tasks); exactly one slow test (test_contract) builds the full index to prove no name clashes.
 - ``run_cli``: the ``hallubench`` command in-process (``main(argv)``), its exit code and what it printed.
-- ``write_jsonl`` / ``save_set``: JSON lines and saved ``DatasetDict`` test sets.
+- ``write_jsonl`` / ``save_set`` / ``save_generated_set``: JSON lines, saved ``DatasetDict`` test sets, and sets
+  saved as ``hallubench generate`` saves them (card included).
+- ``TINY_ROWS``: a few valid rows of a benchmark's test set (the session fixture ``tiny_set`` saves them once).
+- ``LoopbackServers`` / ``KnowledgeStores``: servers and knowledge stores made once per session and handed to test
+  after test (the session fixtures ``loopback_servers`` and ``knowledge_stores``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from loopback import LoopbackChatServer
+    from loopback_pages import LoopbackPageServer, Route
+
+    from hallu_metrics.longform.knowledge import KnowledgeStore
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -67,3 +79,130 @@ def save_set(path: Path, rows: list[Mapping[str, Any]], split: str = "test") -> 
 
     datasets.DatasetDict({split: datasets.Dataset.from_list(list(rows))}).save_to_disk(str(path))
     return path
+
+
+def save_generated_set(path: Path, rows: Sequence[Mapping[str, Any]], columns, overwrite: bool = False) -> Path:
+    """``rows`` saved by ``hallubench generate``'s writer (``save_test_set``: typed ``columns``, a dataset card,
+    the overwrite rules); returns ``path``."""
+    from hallubench_generators.publishing import CardInfo, save_test_set
+
+    card = CardInfo(pretty_name="t", license="cc-by-sa-4.0", task_categories=["question-answering"], summary="s")
+    save_test_set(list(rows), columns, path, card, overwrite)
+    return path
+
+
+# ---------------------------------------------------------------- tiny test sets
+
+def wildhallucinations_rows(n: int = 3) -> list[dict[str, Any]]:
+    return [{"entity": f"Entity {i}", "perplexity": 10.0 ** i, "category": "geographic",
+             "info": [{"status_code": 200, "text": f"Entity {i} is a place.", "url": f"https://e{i}.example/"}]}
+            for i in range(n)]
+
+
+# A few valid rows of a benchmark's test set, by benchmark name: the ``tiny_set`` fixture saves each once per session.
+TINY_ROWS: dict[str, Callable[[], list[dict[str, Any]]]] = {
+    "precisewikiqa": lambda: [{"id": f"x{i}", "question": f"Q{i}?", "answer": "Paris", "title": "T", "reference": "r",
+                               "difficulty": i % 2} for i in range(4)],
+    "wildhallucinations": wildhallucinations_rows,
+}
+
+
+# ---------------------------------------------------------------- shared loopback servers
+
+class LoopbackServers:
+    """Loopback servers started once per session and handed to test after test (stopping one costs half a second:
+    its poll interval).
+
+    ``chat(reply)`` is the ``LoopbackChatServer`` answering with ``reply``, one server per reply function (two
+    servers with the same answers need two functions); ``pages(routes)`` the ``LoopbackPageServer`` serving
+    ``routes``, one per routes table. Each comes back as a fresh one would: request logs, headers, hit counters and
+    the fault queue emptied, reply and routes as first given (a test may change them; the next caller gets them
+    back). A request still in flight from an earlier test (a hanging fault, a slow route) is not waited for. Reply
+    functions and routes tables must be module-level: one made inside a test would start a server per call."""
+
+    def __init__(self) -> None:
+        self._chat: dict[Callable, tuple[LoopbackChatServer, dict[str, Any]]] = {}
+        self._pages: dict[int, tuple[LoopbackPageServer, Mapping[str, Route], dict[str, list[str]]]] = {}
+
+    def chat(self, reply: Callable[[list[dict]], str], *, latency: float = 0.0, faults: Iterable[str] = (),
+             hang_seconds: float = 5.0) -> LoopbackChatServer:
+        """The server answering with ``reply``, reset, with this test's ``latency``, ``faults`` and ``hang_seconds``
+        (``LoopbackChatServer``'s arguments)."""
+        from loopback import LoopbackChatServer
+
+        if reply not in self._chat:
+            server = LoopbackChatServer(reply)
+            self._chat[reply] = (server, {"reply": server.reply, "usage": server.usage})
+        server, initial = self._chat[reply]
+        with server._lock:
+            server.requests.clear()
+            server.headers.clear()
+            server.faults.clear()
+            server.faults.extend(faults)
+            server.latency, server.hang_seconds = latency, hang_seconds
+            for name, value in initial.items():
+                setattr(server, name, value)
+        return server
+
+    def pages(self, routes: Mapping[str, Route], results: Mapping[str, list[str]] | None = None
+              ) -> LoopbackPageServer:
+        from loopback_pages import LoopbackPageServer
+
+        key = id(routes)
+        if key not in self._pages:  # the table is kept, so its id stays its own
+            self._pages[key] = (LoopbackPageServer(dict(routes), dict(results or {})), routes, dict(results or {}))
+        server, routes, results = self._pages[key]
+        with server._lock:
+            server.routes, server.results, server.latency = dict(routes), dict(results), 0.0
+            server.hits.clear()
+            server.search_headers.clear()
+            server.peak = 0
+            server.peak_per_host.clear()
+        return server
+
+    def close(self) -> None:
+        """Stops every server, all at once (each stop waits out a poll interval)."""
+        servers = [server for server, *_ in [*self._chat.values(), *self._pages.values()]]
+        stopping = [threading.Thread(target=server.close) for server in servers]
+        for thread in stopping:
+            thread.start()
+        for thread in stopping:
+            thread.join()
+        self._chat.clear()
+        self._pages.clear()
+
+
+# ---------------------------------------------------------------- shared knowledge stores
+
+class KnowledgeStores:
+    """Knowledge stores written once per session under ``root`` by ``write_store`` (database and title index), one
+    per distinct (pages, options): ``path(pages)`` is the database file (what ``write_store(...).path`` gives),
+    ``open(pages)`` the store opened read-only (shared; closed at session end). A test that writes to a store makes
+    its own."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._opened: dict[Path, KnowledgeStore] = {}
+
+    def path(self, pages: Iterable[tuple[str, str]], **options: Any) -> Path:
+        from hallu_metrics.longform.knowledge import resolve_store_path, write_store
+
+        pages = [(str(title), str(text)) for title, text in pages]
+        key = hashlib.sha256(json.dumps([pages, sorted(options.items())]).encode()).hexdigest()[:16]
+        folder = self.root / key
+        if not folder.exists():
+            write_store(folder, pages, progress=False, **options)
+        return resolve_store_path(folder)
+
+    def open(self, pages: Iterable[tuple[str, str]], **options: Any) -> KnowledgeStore:
+        from hallu_metrics.longform.knowledge import KnowledgeStore
+
+        folder = self.path(pages, **options)
+        if folder not in self._opened:
+            self._opened[folder] = KnowledgeStore.open(folder, progress=False)
+        return self._opened[folder]
+
+    def close(self) -> None:
+        for store in self._opened.values():
+            store.close()
+        self._opened.clear()

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import datasets
 import pytest
+from support import save_generated_set
 
 from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallubench.cli import main
 from hallubench.outputs import remove_stale_temporaries
-from hallubench_generators.publishing import CardInfo, save_test_set
 
 ROWS = [{"id": f"q{i}", "question": f"What is item {i}?", "answer": "Paris", "title": "France", "reference": "r",
          "difficulty": i} for i in range(3)]
@@ -154,20 +154,15 @@ def test_knowledge_build_overwrites_only_its_own_store(tmp_path):
     conn.close()
 
 
-def save_set(out: Path, overwrite: bool = False) -> None:
-    card = CardInfo(pretty_name="t", license="cc-by-sa-4.0", task_categories=["question-answering"], summary="s")
-    save_test_set(ROWS, PRECISEWIKIQA.columns, out, card, overwrite)
-
-
 def test_generate_overwrite_accepts_a_set_that_lm_eval_has_read(tmp_path):
     """datasets writes cache-<fingerprint>.arrow into a saved split that a reader maps or filters."""
     out = tmp_path / "set"
-    save_set(out)
+    save_generated_set(out, ROWS, PRECISEWIKIQA.columns)
     split = datasets.load_from_disk(str(out))["test"]
     split.map(lambda row: {"question": row["question"].upper()})
     split.filter(lambda row: row["difficulty"] > 0)
     assert any(p.name.startswith("cache-") for p in (out / "test").iterdir())
-    save_set(out, overwrite=True)
+    save_generated_set(out, ROWS, PRECISEWIKIQA.columns, overwrite=True)
     assert datasets.load_from_disk(str(out))["test"].num_rows == 3
 
 
@@ -183,7 +178,7 @@ def test_stale_temporaries_of_dead_processes_are_removed_and_announced(tmp_path,
     stale_store.write_bytes(b"x" * 1024)
     running = tmp_path / f".knowledge.tmp140000-{os.getpid()}.db"  # a live process's temporary
     running.write_bytes(b"y")
-    save_set(out)
+    save_generated_set(out, ROWS, PRECISEWIKIQA.columns)
     remove_stale_temporaries(store)
     err = capsys.readouterr().err
     assert not stale_dir.exists() and not stale_store.exists()
@@ -194,7 +189,7 @@ def test_stale_temporaries_of_dead_processes_are_removed_and_announced(tmp_path,
 def test_a_set_moved_aside_by_a_killed_run_is_put_back(tmp_path, capsys):
     """A run killed between moving the old set aside and renaming the new one in leaves only ``.set.old-PID``."""
     out = tmp_path / "set"
-    save_set(out)
+    save_generated_set(out, ROWS, PRECISEWIKIQA.columns)
     aside = tmp_path / f".set.old-{dead_pid()}"
     out.rename(aside)
     remove_stale_temporaries(out)

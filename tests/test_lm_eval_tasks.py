@@ -18,25 +18,16 @@ def load_precisewikiqa(**metadata):
     return load("precisewikiqa", **metadata)
 
 
-def tiny_set(path):
-    rows = [
-        {"id": f"x{i}", "question": f"Q{i}?", "answer": "Paris", "title": "T", "reference": "r", "difficulty": i % 2}
-        for i in range(4)
-    ]
-    datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)}).save_to_disk(str(path))
-    return path
-
-
-def test_task_builds_with_dataset_and_judge_from_metadata(tmp_path):
-    manager = task_manager({"dataset": str(tiny_set(tmp_path / "d")), "judge": "rule"})
+def test_task_builds_with_dataset_and_judge_from_metadata(tiny_set):
+    manager = task_manager({"dataset": str(tiny_set("precisewikiqa")), "judge": "rule"})
     task = manager.load(["precisewikiqa"])["tasks"]["precisewikiqa"]
     docs = list(task.test_docs())
     assert len(docs) == 4 and task.doc_to_text(docs[0]) == "Q0?"
     assert task.config.generation_kwargs["max_gen_toks"] == 256 and task.config.generation_kwargs["do_sample"] is False
 
 
-def test_dataset_falls_back_to_env_and_per_task_keys_win(tmp_path, monkeypatch):
-    monkeypatch.setenv("HALLUBENCH_DATASET", str(tiny_set(tmp_path / "env")))
+def test_dataset_falls_back_to_env_and_per_task_keys_win(tmp_path, monkeypatch, tiny_set):
+    monkeypatch.setenv("HALLUBENCH_DATASET", str(tiny_set("precisewikiqa")))
     assert len(load_precisewikiqa()["test"]) == 4
     with pytest.raises(HallubenchError, match="--metadata dataset_precisewikiqa"):
         load_precisewikiqa(dataset_precisewikiqa=str(tmp_path / "missing-dir"))
@@ -64,8 +55,8 @@ def test_bad_dataset_setting_names_the_key(tmp_path, monkeypatch, make, message)
         load_precisewikiqa(**({"dataset": value} if value else {}))
 
 
-def test_bad_judge_spec_fails_before_the_model_runs(tmp_path):
-    manager = task_manager({"dataset": str(tiny_set(tmp_path / "d")), "judge": "gpt5"})
+def test_bad_judge_spec_fails_before_the_model_runs(tiny_set):
+    manager = task_manager({"dataset": str(tiny_set("precisewikiqa")), "judge": "gpt5"})
     with pytest.raises(Exception, match="bad judge spec"):
         manager.load(["precisewikiqa"])
 

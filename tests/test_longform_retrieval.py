@@ -61,10 +61,9 @@ class CountingEmbedder:
 
 
 @pytest.fixture
-def store(tmp_path):
-    write_store(tmp_path / "kb", [(t, " ".join(p)) for t, p in PAGES.items()], passage_words=8, progress=False)
-    with KnowledgeStore.open(tmp_path / "kb", progress=False) as opened:
-        yield opened
+def store(knowledge_stores):
+    """The session's store of PAGES (read-only; each test makes its own retriever and embedding cache)."""
+    return knowledge_stores.open([(t, " ".join(p)) for t, p in PAGES.items()], passage_words=8)
 
 
 def test_embedding_ranking_puts_the_matching_passage_first(store):

@@ -14,7 +14,6 @@ from loopback import LoopbackChatServer
 from hallu_metrics import longwiki as lw
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.judges.prompts import block_texts
-from hallu_metrics.longform.knowledge import write_store
 from hallu_metrics.pipeline import judge_responses
 from hallubench.backends import CallCache
 from hallubench.cli import main
@@ -35,8 +34,8 @@ REFUSAL = "I'm sorry, but I don't have information about that star, so I can't d
 
 
 @pytest.fixture
-def store(tmp_path):
-    return str(write_store(tmp_path / "kb", PAGES, progress=False).path)
+def store(knowledge_stores):
+    return str(knowledge_stores.path(PAGES))
 
 
 def judges_for(store, judge, **settings):

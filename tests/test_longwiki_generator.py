@@ -9,7 +9,6 @@ import re
 
 import datasets
 import pytest
-from loopback import LoopbackChatServer
 
 from hallu_metrics.longform.knowledge import write_store
 from hallubench.backends import CallCache, backend_spec, make_client
@@ -43,10 +42,13 @@ def reply(messages):
     return kinds.get(page, f"Page {page} began long ago. It grew. It changed. It is still studied today.")
 
 
+def never_a_question(messages):
+    return "[NO QUESTION]"
+
+
 @pytest.fixture
-def server():
-    with LoopbackChatServer(reply) as s:
-        yield s
+def server(loopback_servers):
+    return loopback_servers.chat(reply)
 
 
 @pytest.fixture
@@ -106,13 +108,14 @@ def test_shortfall_names_each_level_or_is_reported(server, tmp_path, wikirank):
     assert len(rows) == 20 and report.accepted[5] == 4 and report.quotas[5] == 5
 
 
-def test_no_item_accepted_is_one_error_with_the_rejections_even_with_allow_shortfall(tmp_path, wikirank):
+def test_no_item_accepted_is_one_error_with_the_rejections_even_with_allow_shortfall(tmp_path, wikirank,
+                                                                                     loopback_servers):
     """A writer that never answers in the expected format: a clear error naming the rejection counts, nothing
     written (was a datasets 'Keys mismatch' traceback)."""
-    with LoopbackChatServer(lambda messages: "[NO QUESTION]") as refusing:
-        with pytest.raises(HallubenchError, match=r"^no item was accepted \(rejections: no_question_marker \d+\); "
-                                                  r"nothing was written$"):
-            run_llm(refusing, tmp_path, 10, wikirank, allow_shortfall=True)
+    refusing = loopback_servers.chat(never_a_question)
+    with pytest.raises(HallubenchError, match=r"^no item was accepted \(rejections: no_question_marker \d+\); "
+                                              r"nothing was written$"):
+        run_llm(refusing, tmp_path, 10, wikirank, allow_shortfall=True)
 
 
 def test_offline_writer_uses_headings_or_the_lead_definition_and_needs_four_sentences():

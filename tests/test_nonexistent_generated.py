@@ -9,7 +9,6 @@ from urllib.parse import parse_qs, urlparse
 
 import datasets
 import pytest
-from loopback import LoopbackChatServer
 
 from hallubench.backends import backend_spec, make_client
 from hallubench.cli import main
@@ -35,14 +34,12 @@ def scripted(server_id: int):
     return reply
 
 
+REPLIES = [scripted(i) for i in range(3)]  # one reply function per server, made once (servers are shared)
+
+
 @pytest.fixture
-def servers():
-    instances = [LoopbackChatServer(scripted(i)) for i in range(3)]
-    for s in instances:
-        s.__enter__()
-    yield instances
-    for s in instances:
-        s.__exit__(None, None, None)
+def servers(loopback_servers):
+    return [loopback_servers.chat(reply) for reply in REPLIES]
 
 
 def spec(server) -> str:
@@ -150,10 +147,9 @@ def test_a_spec_given_three_times_is_one_client_and_the_card_says_so(tmp_path, s
     assert "only 1 distinct generator model" in card
 
 
-def test_offline_checker_rejects_real_places_articles_and_common_words(tmp_path):
+def test_offline_checker_rejects_real_places_articles_and_common_words(offline_checker):
     """Built-in lists know real cities, countries and Vital Article titles; common one-word brands count as existing."""
-    checker = OfflineChecker()
-    found = checker.existing(
+    found = offline_checker.existing(
         [
             ("Tokyo", "cafe"),
             ("france", "event"),
@@ -305,9 +301,8 @@ def test_place_names_read_as_english_inside_prompts():
     assert [places.ascii_name(n) for n in local] == ["Bogota", "Lodz", "Timisoara", None, None, None]
 
 
-def test_offline_checker_knows_subdivisions_counties_continents_and_alternate_names():
+def test_offline_checker_knows_subdivisions_counties_continents_and_alternate_names(offline_checker):
     """Real places that are not cities or countries are rejected: Guatemala's Izabal department (an embedded-run
     name), a Canadian province, a US county, a continent, an official country name and a city's alternate name."""
-    checker = OfflineChecker()
     names = ["Izabal", "Ontario", "Autauga County", "Europe", "Kingdom of the Netherlands", "Saigon", "Velmora Quay"]
-    assert checker.existing([(n, "museum") for n in names]) == [True] * 6 + [False]
+    assert offline_checker.existing([(n, "museum") for n in names]) == [True] * 6 + [False]

@@ -9,7 +9,6 @@ import threading
 import time
 
 import pytest
-from loopback import LoopbackChatServer
 
 from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
 from hallubench.errors import HallubenchError
@@ -17,6 +16,10 @@ from hallubench.errors import HallubenchError
 
 def echo(messages):
     return "echo:" + messages[-1]["content"]
+
+
+def echo_too(messages):  # a second server with echo's answers (the session's servers are one per reply function)
+    return echo(messages)
 
 
 def client_for(server, cache=None, **extra):
@@ -28,22 +31,22 @@ def requests(n):
     return [ChatRequest.from_messages([{"role": "user", "content": f"q{i}"}]) for i in range(n)]
 
 
-def test_transient_faults_are_retried_until_success():
-    with LoopbackChatServer(echo, faults=["500", "429", "garbage", "timeout", "503"], hang_seconds=2) as server:
-        client = client_for(server, concurrency=1, max_retries=5)
-        out = client.complete(requests(2))
+def test_transient_faults_are_retried_until_success(loopback_servers):
+    server = loopback_servers.chat(echo, faults=["500", "429", "garbage", "timeout", "503"], hang_seconds=2)
+    client = client_for(server, concurrency=1, max_retries=5)
+    out = client.complete(requests(2))
     assert [c.text for c in out] == ["echo:q0", "echo:q1"]
     assert client.stats.failed == 0
     assert len(server.requests) == 7  # five injected failures + two answers
 
 
-def test_persistent_failure_is_reported_not_crashing():
-    with LoopbackChatServer(echo, faults=["500"] * 10) as server:
-        client = client_for(server, concurrency=1, max_retries=2)
-        out = client.complete(requests(1))
-        assert not out[0].ok and "HTTP 500" in out[0].error and "3 attempts" in out[0].error
-        with pytest.raises(HallubenchError, match="failed after retries"):
-            client.complete_or_raise(requests(1))
+def test_persistent_failure_is_reported_not_crashing(loopback_servers):
+    server = loopback_servers.chat(echo, faults=["500"] * 10)
+    client = client_for(server, concurrency=1, max_retries=2)
+    out = client.complete(requests(1))
+    assert not out[0].ok and "HTTP 500" in out[0].error and "3 attempts" in out[0].error
+    with pytest.raises(HallubenchError, match="failed after retries"):
+        client.complete_or_raise(requests(1))
 
 
 def test_unreachable_endpoint_gives_a_clear_error():
@@ -52,26 +55,26 @@ def test_unreachable_endpoint_gives_a_clear_error():
         client.complete_or_raise(requests(1))
 
 
-def test_requests_spread_over_replicas():
-    with LoopbackChatServer(echo) as a, LoopbackChatServer(echo) as b:
-        client = make_client(backend_spec(f"openai:base_url={a.base_url}|{b.base_url},model=m,concurrency=4"), None)
-        client.complete(requests(8))
+def test_requests_spread_over_replicas(loopback_servers):
+    a, b = loopback_servers.chat(echo), loopback_servers.chat(echo_too)
+    client = make_client(backend_spec(f"openai:base_url={a.base_url}|{b.base_url},model=m,concurrency=4"), None)
+    client.complete(requests(8))
     assert len(a.requests) == 4 and len(b.requests) == 4
 
 
-def test_api_key_goes_to_the_header_only(tmp_path, monkeypatch):
+def test_api_key_goes_to_the_header_only(tmp_path, monkeypatch, loopback_servers):
     monkeypatch.setenv("MY_KEY", "sk-secret-value-123")
     cache = CallCache(tmp_path / "c.sqlite")
-    with LoopbackChatServer(echo) as server:
-        client = client_for(server, cache, api_key_env="MY_KEY")
-        client.complete(requests(1))
+    server = loopback_servers.chat(echo)
+    client = client_for(server, cache, api_key_env="MY_KEY")
+    client.complete(requests(1))
     assert server.headers[0]["Authorization"] == "Bearer sk-secret-value-123"
     assert "sk-secret" not in client.public_spec
     cache.close()
     assert b"sk-secret" not in (tmp_path / "c.sqlite").read_bytes()
 
 
-def test_environment_proxy_carries_calls_unless_no_proxy_exempts_the_host(monkeypatch):
+def test_environment_proxy_carries_calls_unless_no_proxy_exempts_the_host(monkeypatch, loopback_servers):
     """HTTP_PROXY is honoured as httpx's clients honour it: a call to an address where nothing listens succeeds
     through the proxy (the loopback server answers the forwarded request, whose Host names the endpoint), and
     fails to connect once NO_PROXY exempts that host."""
@@ -79,22 +82,22 @@ def test_environment_proxy_carries_calls_unless_no_proxy_exempts_the_host(monkey
         probe.bind(("127.0.0.1", 0))
         closed = probe.getsockname()[1]
     endpoint = f"openai:base_url=http://127.0.0.1:{closed}/v1,model=m,max_retries=0"
-    with LoopbackChatServer(echo) as proxy:
-        monkeypatch.setenv("HTTP_PROXY", proxy.base_url.rsplit("/v1", 1)[0])
-        monkeypatch.delenv("NO_PROXY", raising=False)
-        monkeypatch.delenv("no_proxy", raising=False)
-        assert make_client(backend_spec(endpoint), None).complete(requests(1))[0].text == "echo:q0"
-        assert proxy.headers[0]["Host"] == f"127.0.0.1:{closed}"
-        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-        assert "ConnectError" in make_client(backend_spec(endpoint), None).complete(requests(1))[0].error
-        assert len(proxy.requests) == 1
+    proxy = loopback_servers.chat(echo)
+    monkeypatch.setenv("HTTP_PROXY", proxy.base_url.rsplit("/v1", 1)[0])
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    assert make_client(backend_spec(endpoint), None).complete(requests(1))[0].text == "echo:q0"
+    assert proxy.headers[0]["Host"] == f"127.0.0.1:{closed}"
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    assert "ConnectError" in make_client(backend_spec(endpoint), None).complete(requests(1))[0].error
+    assert len(proxy.requests) == 1
 
 
-def test_credentials_in_the_url_are_sent_as_basic_auth():
+def test_credentials_in_the_url_are_sent_as_basic_auth(loopback_servers):
     """``user:password@`` in base_url becomes an HTTP basic Authorization header, as httpx sends it."""
-    with LoopbackChatServer(echo) as server:
-        url = server.base_url.replace("http://", "http://bob:hunter2@")
-        make_client(backend_spec(f"openai:base_url={url},model=m"), None).complete(requests(1))
+    server = loopback_servers.chat(echo)
+    url = server.base_url.replace("http://", "http://bob:hunter2@")
+    make_client(backend_spec(f"openai:base_url={url},model=m"), None).complete(requests(1))
     assert server.headers[0]["Authorization"] == "Basic " + base64.b64encode(b"bob:hunter2").decode()
 
 

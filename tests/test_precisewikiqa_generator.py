@@ -8,7 +8,6 @@ from pathlib import Path
 
 import datasets
 import pytest
-from loopback import LoopbackChatServer
 
 from hallubench.cli import main
 from hallubench_generators.chunking import chunk_article, count_tokens, split_sentences
@@ -33,9 +32,8 @@ def scripted_generator(messages):
 
 
 @pytest.fixture
-def server():
-    with LoopbackChatServer(scripted_generator) as s:
-        yield s
+def server(loopback_servers):
+    return loopback_servers.chat(scripted_generator)
 
 
 @pytest.fixture
@@ -230,12 +228,13 @@ def bad_question_generator(messages):
     return max(re.findall(r"[A-Za-z]+", reference)[:20], key=len)
 
 
-def test_llm_questions_failing_the_usability_checks_are_rejected_and_counted(tmp_path, goodwiki_sample):
+def test_llm_questions_failing_the_usability_checks_are_rejected_and_counted(tmp_path, goodwiki_sample,
+                                                                            loopback_servers):
     """LLM output that is not self-contained, does not name its subject, answers with the question's own words
     or gives an answer absent from the reference never enters the set; the card counts each reason."""
     titles = [json.loads((p / "props.json").read_text())["title"] for p in goodwiki_sample.iterdir()]
-    with LoopbackChatServer(bad_question_generator) as bad:
-        assert generate(bad, tmp_path / "o", goodwiki_sample, len(titles), extra=["--allow-shortfall"]) == 0
+    bad = loopback_servers.chat(bad_question_generator)
+    assert generate(bad, tmp_path / "o", goodwiki_sample, len(titles), extra=["--allow-shortfall"]) == 0
     test = datasets.load_from_disk(str(tmp_path / "o"))["test"]
     assert sorted(test["title"]) == sorted(t for t in titles if t[0].isdigit())
     card = (tmp_path / "o" / "README.md").read_text()

@@ -12,7 +12,6 @@ import json
 from dataclasses import replace
 from typing import Any
 
-import datasets
 import pytest
 from support import task_manager
 from test_metric_paths import CASES, ScriptedJudge
@@ -133,10 +132,8 @@ def test_hashes_are_stable_and_read_no_source(monkeypatch):
     assert all(h.startswith("sha256:") and len(h) == 23 for h in (*first.values(), *cards.values()))
 
 
-def test_lm_eval_results_record_the_judge_prompts_hash(tmp_path):
-    rows = [{"id": "x", "question": "Q?", "answer": "A", "title": "T", "reference": "r", "difficulty": 0}]
-    datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)}).save_to_disk(str(tmp_path / "d"))
-    manager = task_manager({"dataset": str(tmp_path / "d"), "judge": "rule"})
+def test_lm_eval_results_record_the_judge_prompts_hash(tiny_set):
+    manager = task_manager({"dataset": str(tiny_set("precisewikiqa")), "judge": "rule"})
     task = manager.load(["precisewikiqa"])["tasks"]["precisewikiqa"]
     assert task.config.metadata["hallubench_judge_prompts_hash"] == judge_prompts_hash(PRECISEWIKIQA)
 

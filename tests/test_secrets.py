@@ -26,19 +26,16 @@ def test_an_echoed_api_key_is_redacted_before_caching(tmp_path, monkeypatch):
     assert stored and all(KEY.encode() not in (s if isinstance(s, bytes) else s.encode()) for s in stored)
 
 
-def test_url_credentials_never_reach_results_metadata_or_cards(tmp_path):
+def test_url_credentials_never_reach_results_metadata_or_cards(tiny_set):
     from argparse import Namespace
 
-    import datasets
     from support import task_manager
 
     from hallubench_generators.cli import generator, reproducibility
 
-    rows = [{"id": "x", "question": "Q?", "answer": "A", "title": "T", "reference": "r", "difficulty": 0}]
-    datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)}).save_to_disk(str(tmp_path / "set"))
     judge = "openai:base_url=http://alice:hunter2pw@127.0.0.1:9/v1,model=m"
     task = task_manager({
-        "dataset": str(tmp_path / "set"), "judge": judge, "judge_probe_timeout": 0}).load(["precisewikiqa"])
+        "dataset": str(tiny_set("precisewikiqa")), "judge": judge, "judge_probe_timeout": 0}).load(["precisewikiqa"])
     metadata = task["tasks"]["precisewikiqa"].config.metadata
     assert "hunter2pw" not in json.dumps(metadata, default=str)
     card = reproducibility(generator("precisewikiqa"),

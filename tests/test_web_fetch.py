@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from loopback_pages import LoopbackPageServer, Route
+from loopback_pages import Route
 
 from hallubench.errors import HallubenchError
 from hallubench_generators.wildhallucinations.fetch import (
@@ -50,12 +50,17 @@ ROUTES = {
     "/error": Route(b"oops", status=500, content_type="text/plain"),
 }
 POLICY = FetchPolicy(timeout=0.5, max_bytes=100_000, concurrency=8, per_host=2, attempts=1)
+# The other tests' tables (the session's page servers are one per table, so each lives at module level).
+SLOW_ROUTES = {f"/p{i}": Route(ARTICLE, delay=0.3) for i in range(6)}
+RESUME_ROUTES = {f"/p{i}": Route(ARTICLE, delay=0.4) for i in range(12)}
+SEARCH_ROUTES: dict[str, Route] = {}
+SEARCH_RESULTS = {"Lake Baikal": [f"/r{i}" for i in range(12)]}
+GOOGLE_ROUTES = {"/customsearch": Route(b"{}", status=403, content_type="application/json")}
 
 
 @pytest.fixture
-def server():
-    with LoopbackPageServer(dict(ROUTES)) as s:
-        yield s
+def server(loopback_servers):
+    return loopback_servers.pages(ROUTES)
 
 
 def fetch(server, tmp_path, paths, policy=POLICY):
@@ -91,16 +96,15 @@ def test_wall_phrases_fold_case_and_curly_apostrophes():
     assert wall_phrase("Lake Baikal holds a fifth of the world's fresh water.") is None
 
 
-def test_per_host_limit_and_global_concurrency(tmp_path):
+def test_per_host_limit_and_global_concurrency(tmp_path, loopback_servers):
     """With 2 per host, two host names served by one server see at most 2 requests each in flight,
     4 together: polite per host, concurrent across hosts. The User-Agent names the project."""
-    routes = {f"/p{i}": Route(ARTICLE, delay=0.3) for i in range(6)}
-    with LoopbackPageServer(routes) as s:
-        fetcher = Fetcher(WebCache(tmp_path / "web.sqlite"), FetchPolicy(concurrency=8, per_host=2))
-        urls = [s.url(p, host) for p in routes for host in ("127.0.0.1", "localhost")]
-        started = time.monotonic()
-        pages = fetcher.fetch_all(urls)
-        elapsed = time.monotonic() - started
+    s = loopback_servers.pages(SLOW_ROUTES)
+    fetcher = Fetcher(WebCache(tmp_path / "web.sqlite"), FetchPolicy(concurrency=8, per_host=2))
+    urls = [s.url(p, host) for p in SLOW_ROUTES for host in ("127.0.0.1", "localhost")]
+    started = time.monotonic()
+    pages = fetcher.fetch_all(urls)
+    elapsed = time.monotonic() - started
     assert all(verdict(p) == "ok" for p in pages.values())
     assert s.peak_per_host == {"127.0.0.1": 2, "localhost": 2}
     assert s.peak == 4
@@ -121,34 +125,34 @@ def test_a_second_run_fetches_nothing_and_failures_are_refetched_on_request(serv
     assert retry.fetched == 1 and server.hits["/slow"] == hits["/slow"] + 1
 
 
-def test_a_killed_fetch_resumes_without_refetching_finished_pages(tmp_path):
+def test_a_killed_fetch_resumes_without_refetching_finished_pages(tmp_path, loopback_servers):
     """A fetching process killed midway leaves its finished pages committed; the re-run requests only
     the rest."""
-    paths = [f"/p{i}" for i in range(12)]
-    with LoopbackPageServer({p: Route(ARTICLE, delay=0.4) for p in paths}) as s:
-        urls = [s.url(p) for p in paths]
-        db = tmp_path / "web.sqlite"
-        script = (
-            "import sys; from hallubench_generators.wildhallucinations.fetch import Fetcher, FetchPolicy; "
-            "from hallubench_generators.wildhallucinations.webcache import WebCache; "
-            "Fetcher(WebCache(sys.argv[1]), FetchPolicy(concurrency=1, per_host=1)).fetch_all(sys.argv[2:])"
-        )
-        child = subprocess.Popen([sys.executable, "-c", script, str(db), *urls], cwd=ROOT,
-                                 stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
-        done = 0
-        deadline = time.monotonic() + 60
-        while done < 3 and time.monotonic() < deadline:
-            time.sleep(0.2)
-            if db.exists():
-                with sqlite3.connect(db) as con:
-                    done = con.execute("SELECT count(*) FROM pages").fetchone()[0] if _has_pages(con) else 0
-        child.kill()
-        child.wait()
-        with sqlite3.connect(db) as con:
-            finished = {row[0] for row in con.execute("SELECT url FROM pages")}
-        assert 3 <= len(finished) < len(urls)
-        before = dict(s.hits)
-        pages = Fetcher(WebCache(db), FetchPolicy()).fetch_all(urls)
+    paths = list(RESUME_ROUTES)
+    s = loopback_servers.pages(RESUME_ROUTES)
+    urls = [s.url(p) for p in paths]
+    db = tmp_path / "web.sqlite"
+    script = (
+        "import sys; from hallubench_generators.wildhallucinations.fetch import Fetcher, FetchPolicy; "
+        "from hallubench_generators.wildhallucinations.webcache import WebCache; "
+        "Fetcher(WebCache(sys.argv[1]), FetchPolicy(concurrency=1, per_host=1)).fetch_all(sys.argv[2:])"
+    )
+    child = subprocess.Popen([sys.executable, "-c", script, str(db), *urls], cwd=ROOT,
+                             stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = 0
+    deadline = time.monotonic() + 60
+    while done < 3 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        if db.exists():
+            with sqlite3.connect(db) as con:
+                done = con.execute("SELECT count(*) FROM pages").fetchone()[0] if _has_pages(con) else 0
+    child.kill()
+    child.wait()
+    with sqlite3.connect(db) as con:
+        finished = {row[0] for row in con.execute("SELECT url FROM pages")}
+    assert 3 <= len(finished) < len(urls)
+    before = dict(s.hits)
+    pages = Fetcher(WebCache(db), FetchPolicy()).fetch_all(urls)
     assert all(verdict(p) == "ok" for p in pages.values())
     refetched = {s.url(p) for p in paths if s.hits[p] > before.get(p, 0)}
     assert refetched == set(urls) - finished
@@ -158,28 +162,28 @@ def _has_pages(con) -> bool:
     return con.execute("SELECT 1 FROM sqlite_master WHERE name = 'pages'").fetchone() is not None
 
 
-def test_brave_search_uses_the_env_key_caches_and_cuts_to_ten(tmp_path, monkeypatch):
+def test_brave_search_uses_the_env_key_caches_and_cuts_to_ten(tmp_path, monkeypatch, loopback_servers):
     """The key travels only in the X-Subscription-Token header (never in the cache file); results are
     cut to the top 10; a repeated query is answered from the cache."""
     monkeypatch.setenv("BRAVE_API_KEY", "secret-brave-key")
-    with LoopbackPageServer({}, results={"Lake Baikal": [f"/r{i}" for i in range(12)]}) as s:
-        search = brave(WebCache(tmp_path / "web.sqlite"), s.search_url)
-        urls = search.search("Lake Baikal")
-        assert search.search("Lake Baikal") == urls
+    s = loopback_servers.pages(SEARCH_ROUTES, results=SEARCH_RESULTS)
+    search = brave(WebCache(tmp_path / "web.sqlite"), s.search_url)
+    urls = search.search("Lake Baikal")
+    assert search.search("Lake Baikal") == urls
     assert urls == [s.url(f"/r{i}") for i in range(10)]
     assert search.requests == 1 and s.search_headers[0]["X-Subscription-Token"] == "secret-brave-key"
     assert b"secret-brave-key" not in (tmp_path / "web.sqlite").read_bytes()
 
 
-def test_search_keys_are_required_and_never_shown(tmp_path, monkeypatch):
+def test_search_keys_are_required_and_never_shown(tmp_path, monkeypatch, loopback_servers):
     """A missing key names the variable; a failed Google call does not print the URL that carries the key."""
     monkeypatch.delenv("BRAVE_API_KEY", raising=False)
     with pytest.raises(HallubenchError, match="BRAVE_API_KEY"):
         brave(WebCache(tmp_path / "web.sqlite"))
     monkeypatch.setenv("GOOGLE_API_KEY", "secret-google-key")
     monkeypatch.setenv("GOOGLE_CSE_ID", "engine")
-    with LoopbackPageServer({"/customsearch": Route(b"{}", status=403, content_type="application/json")}) as s:
-        search = google(WebCache(tmp_path / "web.sqlite"), s.url("/customsearch"))
-        with pytest.raises(HallubenchError) as error:
-            search.search("Lake Baikal")
+    s = loopback_servers.pages(GOOGLE_ROUTES)
+    search = google(WebCache(tmp_path / "web.sqlite"), s.url("/customsearch"))
+    with pytest.raises(HallubenchError) as error:
+        search.search("Lake Baikal")
     assert "HTTP 403" in str(error.value) and "secret-google-key" not in str(error.value)

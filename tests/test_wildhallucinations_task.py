@@ -4,17 +4,12 @@ test-set schema shared with the generator, and the loader accepting the Hub set'
 import datasets
 import pytest
 from support import task_manager
+from support import wildhallucinations_rows as rows
 
 from hallu_metrics.wildhallucinations import BENCHMARK, QUESTION
 from hallubench.errors import HallubenchError
 from hallubench_generators.wildhallucinations import FEATURES
 from hallubench_tasks.dataset_loading import load
-
-
-def rows(n=3):
-    return [{"entity": f"Entity {i}", "perplexity": 10.0 ** i, "category": "geographic",
-             "info": [{"status_code": 200, "text": f"Entity {i} is a place.", "url": f"https://e{i}.example/"}]}
-            for i in range(n)]
 
 
 def test_columns_are_the_generators():
@@ -23,12 +18,10 @@ def test_columns_are_the_generators():
         assert FEATURES[column] == feature, column
 
 
-def test_yaml_question_generation_settings_and_greedy_variant(tmp_path):
+def test_yaml_question_generation_settings_and_greedy_variant(tiny_set):
     """The prompt is the paper's one-line question; sampling at temperature 1 with 512 new tokens, greedy variant
     deterministic with the same budget."""
-    folder = tmp_path / "set"
-    datasets.DatasetDict({"test": datasets.Dataset.from_list(rows())}).save_to_disk(str(folder))
-    manager = task_manager({"dataset": str(folder), "judge": "rule"})
+    manager = task_manager({"dataset": str(tiny_set("wildhallucinations")), "judge": "rule"})
     tasks = manager.load(list(BENCHMARK.task_names))["tasks"]
     sampled, greedy = tasks["wildhallucinations"], tasks["wildhallucinations_greedy"]
     doc = list(sampled.test_docs())[1]
