@@ -26,15 +26,19 @@ from hallu_metrics.registry import TASKS
 from hallubench.errors import HallubenchError
 from hallubench.report import (
     INTERVAL_NOTE,
+    NO_READABLE_VALUE,
     cell,
     csv_unit,
     draw_series,
     fit_title,
+    group_tick,
     interval,
+    is_missing,
     judge_label,
     plotted_metrics,
     pyplot,
     save_figure,
+    say_empty,
     set_value_axis,
     short_name,
     unit,
@@ -388,7 +392,8 @@ def _series_label(row: Row, rows: Sequence[Row]) -> str:
 
 def comparison_figure(task: str, benchmark: Benchmark, rows: Sequence[Row], breakdown: Breakdown) -> Figure:
     """One panel per plotted metric (its own axis and scale), a line (ordered breakdown, in its order) or a bar
-    group (category) per result; the title names the judge when all rows share one."""
+    group (category) per result, each group's n per result under it; the title names the judge when all rows share
+    one."""
     metrics = plotted_metrics(benchmark)
     values = sorted({str(r["value"]) for row in rows for r in row["breakdowns"][breakdown.key]},
                     key=breakdown.sort_key)
@@ -400,16 +405,22 @@ def comparison_figure(task: str, benchmark: Benchmark, rows: Sequence[Row], brea
     )
     ordered = breakdown.kind == "ordered"
     width = 0.8 / len(rows)
+    by_value = [{str(r["value"]): r for r in row["breakdowns"][breakdown.key]} for row in rows]
+    ticks = [group_tick(v, [(groups.get(v) or {}).get("n") for groups in by_value]) for v in values]
     for ax, metric in zip(axes.flat, metrics):
-        for k, row in enumerate(rows):
-            by_value = {str(r["value"]): r for r in row["breakdowns"][breakdown.key]}
+        empty = all(is_missing(g.get(metric.name)) for groups in by_value for g in groups.values())
+        for k, (row, groups) in enumerate(zip(rows, by_value)):
             offset = (k - (len(rows) - 1) / 2) * (width if not ordered else 0.06)
-            draw_series(ax, [i + offset for i in range(len(values))], [by_value.get(v) for v in values], metric,
-                        _series_label(row, rows), ordered, width)
-        ax.set_xticks(range(len(values)), values, rotation=0 if ordered else 30, ha="center" if ordered else "right")
+            if not empty:
+                draw_series(ax, [i + offset for i in range(len(values))], [groups.get(v) for v in values], metric,
+                            _series_label(row, rows), ordered, width)
+        ax.set_xticks(range(len(values)), ticks, rotation=0 if ordered else 30, ha="center" if ordered else "right")
         ax.set_xlabel(breakdown.label)
         set_value_axis(ax, [metric])
-        ax.legend(fontsize=8)
+        if empty:
+            say_empty(ax, NO_READABLE_VALUE)
+        else:
+            ax.legend(fontsize=8)
     for ax in axes.flat[len(metrics):]:
         ax.set_visible(False)
     judges = {str(r["judge"]) for r in rows}

@@ -5,18 +5,20 @@ residual bars per pair type (Figure 2), from several RESULT.json files of the fa
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hallu_metrics.faithfulness import RUBRIC_TASK
 from hallubench.errors import HallubenchError
-from hallubench.report import judge_label, pyplot, save_figure, unit
+from hallubench.report import draw_bars, judge_label, pyplot, save_figure, say_empty, unit
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 RESIDUAL_TYPES = ("gold_full", "gold_sentence", "intrinsic", "extrinsic")
+RESIDUAL_GROUPS = (*RESIDUAL_TYPES, "all")  # the residual panel's bar groups
 PROGRESSION_KINDS = ("intrinsic", "extrinsic")
 
 
@@ -39,10 +41,18 @@ def _load(result: dict[str, Any] | str | Path) -> dict[str, Any]:
         raise HallubenchError(f"{result}: not a readable RESULT.json ({type(exc).__name__})") from exc
 
 
-def _residuals(result: dict[str, Any]) -> dict[str, float | None]:
+def _residuals(result: dict[str, Any]) -> list[float]:
+    """The mean residual per pair type and over all (``RESIDUAL_GROUPS``); NaN where no pair of it was scored."""
     rows = {row["value"]: row for row in result.get("breakdowns", {}).get("type", [])}
-    by_type = {t: rows[t].get("residual") if t in rows else None for t in RESIDUAL_TYPES}
-    return {**by_type, "all": result.get("residual")}
+    values = [(rows.get(t) or {}).get("residual") for t in RESIDUAL_TYPES] + [result.get("residual")]
+    return [math.nan if v is None else float(v) for v in values]
+
+
+def _why_empty(loaded: Sequence[dict[str, Any]], what: str) -> str:
+    """Why a panel has nothing to draw: no scorer read a score of any pair, or of ``what``."""
+    if not any((r.get("counted") or {}).get("score") for r in loaded):
+        return "no readable scores: every pair unreadable\n(see judge_unparseable_rate)"
+    return f"no readable score of {what}"
 
 
 def faithfulness_figure(results: Sequence[dict[str, Any] | str | Path], path: str | Path) -> None:
@@ -61,29 +71,30 @@ def build_figure(loaded: Sequence[dict[str, Any]]) -> Figure:
     fig, axes = pyplot().subplots(1, 3, figsize=(16, 4.5), layout="constrained")
     for ax, kind in zip(axes[:2], PROGRESSION_KINDS):
         for result in loaded:
-            curve = result.get("progression", {}).get(kind)
-            if curve:
-                points = [(100 * s, v) for s, v in zip(curve["shares"], curve["scores"]) if v is not None]
+            curve = result.get("progression", {}).get(kind) or {"shares": [], "scores": []}
+            points = [(100 * s, v) for s, v in zip(curve["shares"], curve["scores"]) if v is not None]
+            if points:
                 ax.plot(*zip(*points), marker="o", label=scorer_label(result))
         ax.set(title=f"{kind} hallucination", xlabel="hallucinated sentences (%)",
                ylabel=f"mean score ({unit(score)})", ylim=score.scale, xticks=[0, 20, 40, 60, 80, 100])
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
+        if not ax.get_lines():
+            say_empty(ax, _why_empty(loaded, f"an {kind} progression pair"))
+    if axes[0].get_lines():
+        axes[0].legend(fontsize=8)
     bars = axes[2]
-    groups = (*RESIDUAL_TYPES, "all")
     width = 0.8 / len(loaded)
-    for i, result in enumerate(loaded):
-        residuals = _residuals(result)
-        xs = [g + i * width for g in range(len(groups))]
-        bars.bar(xs, [residuals[g] or 0.0 for g in groups], width, label=scorer_label(result))
-        for x, group in zip(xs, groups):
-            if residuals[group] is None:  # nothing scored: no bar, not a perfect one
-                bars.text(x, 0.05, "n/a", rotation=90, ha="center", va="bottom", fontsize=7)
-    bars.set_xticks([g + 0.4 - width / 2 for g in range(len(groups))], groups, rotation=20)
+    residuals = [_residuals(result) for result in loaded]
+    for i, (result, values) in enumerate(zip(loaded, residuals)):
+        draw_bars(bars, [g + i * width for g in range(len(RESIDUAL_GROUPS))], values, residual, scorer_label(result),
+                  width)
+    bars.set_xticks([g + 0.4 - width / 2 for g in range(len(RESIDUAL_GROUPS))], RESIDUAL_GROUPS, rotation=20)
     bars.set(title="residual |expected - predicted|", ylabel=f"mean absolute residual ({unit(residual)})",
              ylim=residual.scale)
     bars.grid(axis="y", alpha=0.3)
     bars.legend(fontsize=8)
+    if all(math.isnan(v) for values in residuals for v in values):
+        say_empty(bars, _why_empty(loaded, f"a {'/'.join(RESIDUAL_TYPES)} pair"))
     return fig
 
 

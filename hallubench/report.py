@@ -44,7 +44,7 @@ def csv_unit(metric: Metric) -> str:
     return "fraction" if metric.kind == "rate" else unit(metric)
 
 
-def _missing(value: Any) -> bool:
+def is_missing(value: Any) -> bool:
     """None, NaN (lm-eval's undefined mean) or anything that is not a number (lm-eval's "N/A" stderr)."""
     return not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value)
 
@@ -53,7 +53,7 @@ def interval(metric: Metric, value: Any, counted: Any) -> tuple[float, float] | 
     """The 95% Wilson score interval of a proportion (a rate of 0/1 items) over its ``counted`` items; None for other
     metrics (scores, counts, means of per-item fractions such as LongWiki precision), undefined values and unknown
     counts."""
-    if metric.kind != "rate" or not metric.proportion or _missing(value) or _missing(counted) or counted < 1:
+    if metric.kind != "rate" or not metric.proportion or is_missing(value) or is_missing(counted) or counted < 1:
         return None
     return wilson_interval(float(value), int(counted))
 
@@ -61,7 +61,7 @@ def interval(metric: Metric, value: Any, counted: Any) -> tuple[float, float] | 
 def fmt(metric: Metric, value: Any, stderr: Any = None, counted: Any = None) -> str:
     """A value in the metric's unit: a rate with its Wilson interval when ``counted`` is known, else with
     ± ``stderr`` when given; ``n/a`` when undefined (None or NaN)."""
-    if _missing(value):
+    if is_missing(value):
         return "n/a"
     factor = 100.0 if metric.kind == "rate" else 1.0
     digits = 1 if metric.kind == "rate" else 2
@@ -69,7 +69,7 @@ def fmt(metric: Metric, value: Any, stderr: Any = None, counted: Any = None) -> 
     bounds = interval(metric, value, counted)
     if bounds is not None:
         return f"{text} [{factor * bounds[0]:.{digits}f}, {factor * bounds[1]:.{digits}f}]"
-    return f"{text} ± {factor * stderr:.{digits}f}" if not _missing(stderr) else text
+    return f"{text} ± {factor * stderr:.{digits}f}" if not is_missing(stderr) else text
 
 
 def cell(metric: Metric, row: Mapping[str, Any]) -> str:
@@ -163,43 +163,78 @@ def axis_groups(metrics: Sequence[Metric]) -> list[list[Metric]]:
     return list(groups.values())
 
 
+def value_range(metric: Metric) -> tuple[float, float]:
+    """The values a metric takes in display units: rates [0, 100] %, scores their scale, counts from 0."""
+    if metric.kind == "rate":
+        return 0.0, 100.0
+    if metric.kind == "score":
+        return float(metric.scale[0]), float(metric.scale[1])
+    return 0.0, math.inf
+
+
 def set_value_axis(ax: Axes, metrics: Sequence[Metric]) -> None:
     """Rates on [0, 100] %, scores on their scale, counts from 0 (metrics of one kind and scale); the label names
     the metric, or the unit when several share the axis."""
     metric = metrics[0]
-    if metric.kind == "rate":
-        ax.set_ylim(0.0, 100.0)
-    elif metric.kind == "score":
-        ax.set_ylim(*metric.scale)
-    else:
-        ax.set_ylim(0.0, max(1.0, ax.get_ylim()[1]))
+    low, high = value_range(metric)
+    ax.set_ylim(low, high if math.isfinite(high) else max(1.0, ax.get_ylim()[1]))
     ax.set_ylabel(f"{metric.name} ({unit(metric)})" if len(metrics) == 1 else unit(metric))
 
 
+def clipped(metric: Metric, value: float, below: float, above: float) -> tuple[float, float]:
+    """Error bar lengths (below, above) ``value`` cut at the metric's range: a rate's ± stderr never past 0 or 100 %."""
+    low, high = value_range(metric)
+    return max(0.0, min(below, value - low)), max(0.0, min(above, high - value))
+
+
 def _point(metric: Metric, row: Mapping[str, Any] | None) -> tuple[float, float, float]:
-    """(value, error below, error above) in display units: the Wilson interval of a rate, else ± stderr."""
+    """(value, error below, error above) in display units: the Wilson interval of a rate, else ± stderr, within the
+    metric's range."""
     value = None if row is None else row.get(metric.name)
-    if _missing(value):
+    if is_missing(value):
         return math.nan, 0.0, 0.0
     factor = 100.0 if metric.kind == "rate" else 1.0
     bounds = interval(metric, value, (row.get("counted") or {}).get(metric.name))
     if bounds is not None:
         return factor * value, factor * (value - bounds[0]), factor * (bounds[1] - value)
     stderr = (row.get("stderr") or {}).get(metric.name)
-    error = 0.0 if _missing(stderr) else factor * stderr
-    return factor * value, error, error
+    error = 0.0 if is_missing(stderr) else factor * stderr
+    return factor * value, *clipped(metric, factor * value, error, error)
+
+
+def mark_unseen(ax: Axes, xs: Sequence[float], ys: Sequence[float], metric: Metric, color: Any,
+                width: float | None = None) -> None:
+    """Values a plot would not show are labelled: a missing one (NaN) ``n/a``; with ``width`` (bars), one at the
+    axis floor (a zero rate: a bar of no height) a tick at the floor and its value."""
+    floor = value_range(metric)[0]
+    style = {"ha": "center", "va": "bottom", "fontsize": 7, "color": color,
+             "bbox": {"facecolor": "white", "edgecolor": "none", "pad": 0.5}}  # readable over an error bar
+    for x, y in zip(xs, ys):
+        if math.isnan(y):
+            ax.text(x, floor, "n/a", rotation=90, gid="missing-value", **style)
+        elif width is not None and y <= floor:
+            ax.plot([x - width / 2, x + width / 2], [floor, floor], color=color, linewidth=3, solid_capstyle="butt",
+                    clip_on=False, gid="floor-value")
+            ax.text(x, floor, f"{y:g}", gid="floor-value", **style)
+
+
+def draw_bars(ax: Axes, xs: Sequence[float], ys: Sequence[float], metric: Metric, label: str, width: float,
+              errors: Sequence[Sequence[float]] | None = None) -> None:
+    """One series of bars (NaN: missing), zeros and missing values labelled (``mark_unseen``)."""
+    bars = ax.bar(xs, ys, width, yerr=errors, capsize=3, label=label)
+    mark_unseen(ax, xs, ys, metric, bars.patches[0].get_facecolor(), width)
 
 
 def draw_series(ax: Axes, xs: Sequence[float], rows: Sequence[Mapping[str, Any] | None], metric: Metric,
                 label: str, ordered: bool, width: float) -> None:
     """One metric of one series over a breakdown's values (``rows[i]`` is the row at ``xs[i]``, None when absent):
     grouped bars for categories; for ordered values a line with error bars, the missing-key group (``none``) a
-    separate marker that the line does not join."""
+    separate marker that the line does not join. Zero bars and missing values are labelled (``mark_unseen``)."""
     points = [_point(metric, row) for row in rows]
     ys = [p[0] for p in points]
     errors = [[p[1] for p in points], [p[2] for p in points]]
     if not ordered:
-        ax.bar(xs, ys, width, yerr=errors, capsize=3, label=label)
+        draw_bars(ax, xs, ys, metric, label, width, errors)
         return
     joined = [i for i, row in enumerate(rows) if row is None or str(row["value"]) not in MISSING_GROUPS]
     (line,) = ax.plot([xs[i] for i in joined], [ys[i] for i in joined], marker="o", label=label, clip_on=False)
@@ -208,6 +243,20 @@ def draw_series(ax: Axes, xs: Sequence[float], rows: Sequence[Mapping[str, Any] 
     if apart:
         ax.plot([xs[i] for i in apart], [ys[i] for i in apart], marker="s", linestyle="none",
                 color=line.get_color(), gid="missing-group", clip_on=False)
+    mark_unseen(ax, xs, ys, metric, line.get_color())
+
+
+def group_tick(value: Any, counts: Sequence[Any]) -> str:
+    """A breakdown group's tick label: its value over its item count per series (``n=3``; ``n=3/5/–`` when the
+    series differ, ``–`` where one lacks the group)."""
+    shown = ["–" if n is None else str(n) for n in counts]
+    return f"{value}\n(n={shown[0] if len(set(shown)) == 1 else '/'.join(shown)})"
+
+
+def say_empty(ax: Axes, why: str) -> None:
+    """An empty panel says why it is empty, in its middle."""
+    ax.text(0.5, 0.5, why, transform=ax.transAxes, ha="center", va="center", fontsize=9, color="dimgray",
+            gid="empty-panel")
 
 
 def fit_title(fig: Figure, text: str, fontsize: int = 10) -> None:
@@ -236,23 +285,27 @@ def save_figure(fig: Figure, path: Path, command: str) -> None:
         pyplot().close(fig)
 
 
+NO_READABLE_VALUE = ("no value: no item has a readable verdict for these metrics\n(see the unreadable share in the "
+                     "table)")
+
+
 def _panel(ax: Axes, rows: Sequence[Mapping[str, Any]], metrics: Sequence[Metric], ordered: bool) -> None:
     """One breakdown, metrics of one kind and scale: lines (ordered keys) or grouped bars (categories), with
-    markers dodged sideways so that equal values stay visible."""
+    markers dodged sideways so that equal values stay visible; without any value, the reason instead."""
     width = 0.8 / len(metrics)
-    for k, metric in enumerate(metrics):
+    empty = all(is_missing(row.get(m.name)) for row in rows for m in metrics)
+    for k, metric in enumerate(() if empty else metrics):
         offset = (k - (len(metrics) - 1) / 2) * (width if not ordered else 0.08)
         draw_series(ax, [x + offset for x in range(len(rows))], rows, metric, metric.name, ordered, width)
     ax.set_xticks(
         range(len(rows)),
-        [f"{r['value']}\n(n={r['n']})" for r in rows],
+        [group_tick(r["value"], [r["n"]]) for r in rows],
         rotation=0 if ordered else 30,
         ha="center" if ordered else "right",
     )
     set_value_axis(ax, metrics)
-    if all(_missing(row.get(m.name)) for row in rows for m in metrics):
-        ax.text(0.5, 0.5, "no value: no item has a readable verdict for these metrics\n(see the unreadable share in "
-                "the table)", transform=ax.transAxes, ha="center", va="center", fontsize=9, color="dimgray")
+    if empty:
+        say_empty(ax, NO_READABLE_VALUE)
     else:
         ax.legend(fontsize=8, loc="best")
 

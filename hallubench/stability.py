@@ -31,7 +31,16 @@ from hallu_metrics.registry import TASKS
 from hallubench.errors import HallubenchError
 from hallubench.eval_checks import option_value, parse_lm_eval_args
 from hallubench.outputs import MARKER
-from hallubench.report import fit_title, plotted_metrics, pyplot, save_figure, set_value_axis, unit
+from hallubench.report import (
+    clipped,
+    csv_unit,
+    fit_title,
+    plotted_metrics,
+    pyplot,
+    save_figure,
+    set_value_axis,
+    unit,
+)
 from hallubench.sources.tables import read_json_records
 from hallubench_generators.cli import TRIALS_MANIFEST
 
@@ -335,10 +344,28 @@ def _group_title(group: TrialGroup) -> str:
             f"{manifest.path}), judge {group.judge}")
 
 
+_UNITLESS = ("kendall_tau_mean", "kendall_tau_min", "paired_t_p", "mcnemar_exact_p")
+_ITEM_COUNTS = ("items_paired", "items_a_only", "items_b_only")
+
+
+def _write(writer: Any, group: TrialGroup, metric: Metric, statistic: str, value: float, model: str = "",
+           versus: str = "", seed: int | str = "") -> None:
+    """One stability.csv line in report.csv's units: a value in the metric's unit (``value`` is in table units) as
+    report.csv writes it (rates as fractions, ``fraction``); Kendall's tau and p-values ``unitless``, item counts
+    ``count``; an undefined value an empty cell."""
+    if statistic in _UNITLESS:
+        shown, written = "unitless", value
+    elif statistic in _ITEM_COUNTS:
+        shown, written = "count", value
+    else:
+        shown, written = csv_unit(metric), value / (100.0 if metric.kind == "rate" else 1.0)
+    writer.writerow([group.task, group.manifest.label, metric.name, shown, model, versus, seed, statistic,
+                     "" if isinstance(written, float) and math.isnan(written) else written])
+
+
 def _sensitivity_lines(group: TrialGroup, stats: list[MetricStability], writer: Any) -> list[str]:
     lines = ["", "| model A − model B | metric | per-trial differences | mean ± std | paired t p | items: A only / "
              "B only | McNemar exact p |", "|---|---|---|---:|---:|---:|---:|"]
-    label = group.manifest.label
     for a, b in itertools.combinations(group.models, 2):
         for stat in stats:
             diffs, p_trials = trial_difference(stat.table[a], stat.table[b])
@@ -351,8 +378,7 @@ def _sensitivity_lines(group: TrialGroup, stats: list[MetricStability], writer: 
             for name, value in (("difference_mean", mean), ("difference_std", std), ("paired_t_p", p_trials),
                                 ("items_paired", len(pairs) if pairs else math.nan), ("items_a_only", only_a),
                                 ("items_b_only", only_b), ("mcnemar_exact_p", p_items)):
-                writer.writerow([group.task, label, stat.metric.name, unit(stat.metric), a, b, "", name,
-                                 "" if isinstance(value, float) and math.isnan(value) else value])
+                _write(writer, group, stat.metric, name, value, a, b)
     lines.append("")
     lines.append("Trials: a paired t-test over the per-trial differences (N trials give N − 1 degrees of freedom: "
                  "with 3, only a large, steady gap reaches a small p). Items: McNemar's exact test over the items both "
@@ -369,7 +395,6 @@ def stability_tables(groups: list[TrialGroup], notes: Sequence[str]) -> tuple[st
     parts = []
     for group in groups:
         stats = [metric_stability(group, m) for m in plotted_metrics(TASKS[group.task])]
-        label = group.manifest.label
         header = ["model", "trials", *(f"{s.metric.name} ({unit(s.metric)}) mean ± std" for s in stats)]
         lines = [f"### Stability over regenerated sets — {_group_title(group)}", "",
                  "| " + " | ".join(header) + " |", "|---|---:|" + "---:|" * len(stats)]
@@ -385,15 +410,12 @@ def stability_tables(groups: list[TrialGroup], notes: Sequence[str]) -> tuple[st
                          f"{len(s.taus)} |")
             for model, by_seed in s.table.items():
                 for seed, value in sorted(by_seed.items()):
-                    writer.writerow([group.task, label, s.metric.name, unit(s.metric), model, "", seed, "value",
-                                     "" if math.isnan(value) else value])
+                    _write(writer, group, s.metric, "value", value, model, seed=seed)
                 for name, value in zip(("mean", "std_ddof1"), s.summary[model]):
-                    writer.writerow([group.task, label, s.metric.name, unit(s.metric), model, "", "", name,
-                                     "" if math.isnan(value) else value])
+                    _write(writer, group, s.metric, name, value, model)
             for name, value in (("within_model_std_mean", s.within_model_std), ("kendall_tau_mean", tau_mean),
                                 ("kendall_tau_min", tau_min)):
-                writer.writerow([group.task, label, s.metric.name, unit(s.metric), "", "", "", name,
-                                 "" if math.isnan(value) else value])
+                _write(writer, group, s.metric, name, value)
         lines += ["", "Standard deviations are sample standard deviations (ddof=1) over the trials, in the metric's "
                   f"unit (rates in points). {PAPER_NOTE}"]
         if len(group.models) > 1:
@@ -416,7 +438,9 @@ def stability_figure(group: TrialGroup) -> Figure:
             ax.plot([x - 0.12] * len(values), values, "o", color="tab:blue", alpha=0.6,
                     label="trial" if x == 0 else None, clip_on=False)
             mean, std = stat.summary[model]
-            ax.errorbar([x + 0.12], [mean], yerr=[0.0 if math.isnan(std) else std], fmt="s", color="black",
+            spread = 0.0 if math.isnan(std) else std
+            below, above = clipped(stat.metric, mean, spread, spread)  # within the metric's range
+            ax.errorbar([x + 0.12], [mean], yerr=[[below], [above]], fmt="s", color="black",
                         capsize=4, label="mean ± std" if x == 0 else None, clip_on=False)
         ax.set_xticks(range(len(models)), models, rotation=20, ha="right")
         ax.set_xlim(-0.6, len(models) - 0.4)

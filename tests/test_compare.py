@@ -242,14 +242,14 @@ def test_ordered_breakdowns_keep_their_order_and_leave_the_missing_group_unjoine
     rows = _rows_of(tmp_path, benchmark, "generatedentities", [records], docs)
     fig = comparison_figure("generatedentities", benchmark, rows, DeclaredOrder("place_tier", "ordered", "tier"))
     ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["high", "mid", "low", "none"]
+    assert [t.get_text().split()[0] for t in ax.get_xticklabels()] == ["high", "mid", "low", "none"]
     (line,) = [line for line in ax.get_lines() if line.get_label() == "m0"]
     assert list(line.get_xdata()) == [0, 1, 2]
     assert [list(m.get_xdata()) for m in ax.get_lines() if m.get_gid() == "missing-group"] == [[3]]
     bins = [{"difficulty": d} for d in (10, 2, 9)]
     rows = _rows_of(tmp_path, precisewikiqa.BENCHMARK, "precisewikiqa", [[{"outcome": "correct"}] * 3], bins)
     fig = comparison_figure("precisewikiqa", precisewikiqa.BENCHMARK, rows, precisewikiqa.BENCHMARK.breakdowns[0])
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["2", "9", "10"]
+    assert [t.get_text().split()[0] for t in fig.axes[0].get_xticklabels()] == ["2", "9", "10"]
 
 
 def test_titles_fit_their_figure_and_name_the_judge_short(tmp_path):

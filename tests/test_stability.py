@@ -80,11 +80,11 @@ def test_report_aggregates_trials_as_worked_out_by_hand(tmp_path, capsys):
     assert "| C | 3 | 55.00 ± 22.91 |" in out
     assert "| false_acceptance_rate | 10.97 | 0.56 | 0.33 | 3 |" in out
     stats = stability_rows(tmp_path / "report")
-    assert float(stats[("C", "", "std_ddof1")]) == pytest.approx(math.sqrt(525))
-    assert float(stats[("", "", "within_model_std_mean")]) == pytest.approx((10 + math.sqrt(525)) / 3)
+    assert float(stats[("C", "", "std_ddof1")]) == pytest.approx(math.sqrt(525) / 100)  # fractions, as report.csv
+    assert float(stats[("", "", "within_model_std_mean")]) == pytest.approx((10 + math.sqrt(525)) / 300)
     assert float(stats[("", "", "kendall_tau_mean")]) == pytest.approx(5 / 9)
     assert float(stats[("", "", "kendall_tau_min")]) == pytest.approx(1 / 3)
-    assert float(stats[("C", "1", "value")]) == pytest.approx(35.0)
+    assert float(stats[("C", "1", "value")]) == pytest.approx(0.35)
     plot = tmp_path / "report" / "stability_mixedentities_sets.png"
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     command = ["report", *map(str, paths), "--out", str(tmp_path / "report")]
