@@ -7,9 +7,15 @@ import signal
 import time
 from dataclasses import fields
 
-from loopback import LoopbackChatServer
-
 from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
+
+
+def answer_a(messages):
+    return "a:" + messages[-1]["content"]
+
+
+def same(messages):
+    return "same"
 
 
 def _run_and_get_killed(base_url, cache_path):
@@ -17,28 +23,28 @@ def _run_and_get_killed(base_url, cache_path):
     client.complete([ChatRequest.from_messages([{"role": "user", "content": f"q{i}"}]) for i in range(20)])
 
 
-def test_killed_run_resumes_without_repeating_finished_calls(tmp_path):
+def test_killed_run_resumes_without_repeating_finished_calls(tmp_path, loopback_servers):
     cache_path = tmp_path / "calls.sqlite"
-    with LoopbackChatServer(lambda m: "a:" + m[-1]["content"], latency=0.05) as server:
-        proc = mp.get_context("spawn").Process(target=_run_and_get_killed, args=(server.base_url, cache_path))
-        proc.start()
-        deadline = time.time() + 60
-        while len(server.requests) < 8 and time.time() < deadline:
-            time.sleep(0.02)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.join()
-        first = len(server.requests)
-        assert 8 <= first < 20
-        cache = CallCache(cache_path)
-        client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m,concurrency=4"), cache)
-        out = client.complete([ChatRequest.from_messages([{"role": "user", "content": f"q{i}"}]) for i in range(20)])
-        assert [c.text for c in out] == [f"a:q{i}" for i in range(20)]
-        # Only calls that had not finished before the kill were made again (at most the one in flight).
-        assert client.stats.cached >= first - 1
-        assert len(server.requests) - first == 20 - client.stats.cached
-        again = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), cache)
-        again.complete([ChatRequest.from_messages([{"role": "user", "content": f"q{i}"}]) for i in range(20)])
-        assert again.stats.calls == 0 and again.stats.cached == 20
+    server = loopback_servers.chat(answer_a, latency=0.05)
+    proc = mp.get_context("spawn").Process(target=_run_and_get_killed, args=(server.base_url, cache_path))
+    proc.start()
+    deadline = time.time() + 60
+    while len(server.requests) < 8 and time.time() < deadline:
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.join()
+    first = len(server.requests)
+    assert 8 <= first < 20
+    cache = CallCache(cache_path)
+    client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m,concurrency=4"), cache)
+    out = client.complete([ChatRequest.from_messages([{"role": "user", "content": f"q{i}"}]) for i in range(20)])
+    assert [c.text for c in out] == [f"a:q{i}" for i in range(20)]
+    # Only calls that had not finished before the kill were made again (at most the one in flight).
+    assert client.stats.cached >= first - 1
+    assert len(server.requests) - first == 20 - client.stats.cached
+    again = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), cache)
+    again.complete([ChatRequest.from_messages([{"role": "user", "content": f"q{i}"}]) for i in range(20)])
+    assert again.stats.calls == 0 and again.stats.cached == 20
 
 
 def test_cache_key_covers_model_messages_and_decoding():
@@ -67,10 +73,10 @@ def test_cache_keys_stay_stable_across_versions():
     assert greedy.cache_key("hf/smol") == "4e101195c2a0a4a7544ad359a9a0cb6c12446d97f76b5f055f8139c7ede354fe"
 
 
-def test_duplicate_requests_are_sent_once(tmp_path):
-    with LoopbackChatServer(lambda m: "same") as server:
-        client = make_client(
-            backend_spec(f"openai:base_url={server.base_url},model=m"), CallCache(tmp_path / "c.sqlite")
-        )
-        out = client.complete([ChatRequest.from_messages([{"role": "user", "content": "x"}])] * 5)
+def test_duplicate_requests_are_sent_once(tmp_path, loopback_servers):
+    server = loopback_servers.chat(same)
+    client = make_client(
+        backend_spec(f"openai:base_url={server.base_url},model=m"), CallCache(tmp_path / "c.sqlite")
+    )
+    out = client.complete([ChatRequest.from_messages([{"role": "user", "content": "x"}])] * 5)
     assert [c.text for c in out] == ["same"] * 5 and len(server.requests) == 1

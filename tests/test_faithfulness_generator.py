@@ -10,7 +10,6 @@ import random
 from pathlib import Path
 
 import pytest
-from loopback import LoopbackChatServer
 
 from hallubench.errors import HallubenchError
 from hallubench_generators import faithfulness
@@ -150,27 +149,29 @@ def test_missing_source_columns_and_llm_without_generator_are_one_line_errors():
         run(_args(perturbation="llm"))
 
 
-def test_llm_rewrites_use_the_template_and_keep_the_reply(tmp_path):
+def labelled_rewrite(messages: list[dict]) -> str:
+    """The sentence with "(changed)", after a REWRITE: label, then an extra line."""
+    text = messages[-1]["content"]
+    sentence = text.split("SENTENCE:\n", 1)[1].split("\n=====", 1)[0]
+    return f"REWRITE: {sentence[:-1]} (changed).\nextra line"
+
+
+def test_llm_rewrites_use_the_template_and_keep_the_reply(tmp_path, loopback_servers):
     """With --perturbation llm each sentence is sent in the Table 7 template (instruction, SENTENCE between
     ===== markers, REWRITE:) greedily; the reply's first line, without a REWRITE: label, is the rewrite."""
     source = tmp_path / "pairs.jsonl"
     source.write_text('{"reference": "The council met 5 times in May.", "hypothesis": "The council met 5 times."}\n'
                       '{"reference": "Rain fell on Paris all week.", "hypothesis": "It rained in Paris."}\n')
 
-    def reply(messages: list[dict]) -> str:
-        text = messages[-1]["content"]
-        sentence = text.split("SENTENCE:\n", 1)[1].split("\n=====", 1)[0]
-        return f"REWRITE: {sentence[:-1]} (changed).\nextra line"
-
-    with LoopbackChatServer(reply) as server:
-        parser = argparse.ArgumentParser()
-        faithfulness.add_arguments(parser)
-        args = parser.parse_args(["--source", str(source), "--n", "2", "--generator",
-                                  f"openai:base_url={server.base_url},model=m", "--progression-n", "0"])
-        args.seed, args.cache = 0, tmp_path / "cache.sqlite"
-        rows, card = run(args)
-        prompts = [r["messages"][-1]["content"] for r in server.requests]
-        temperatures = {r.get("temperature") for r in server.requests}
+    server = loopback_servers.chat(labelled_rewrite)
+    parser = argparse.ArgumentParser()
+    faithfulness.add_arguments(parser)
+    args = parser.parse_args(["--source", str(source), "--n", "2", "--generator",
+                              f"openai:base_url={server.base_url},model=m", "--progression-n", "0"])
+    args.seed, args.cache = 0, tmp_path / "cache.sqlite"
+    rows, card = run(args)
+    prompts = [r["messages"][-1]["content"] for r in server.requests]
+    temperatures = {r.get("temperature") for r in server.requests}
     assert len(prompts) == 4 and all("=====\nSENTENCE:\n" in p and p.endswith("REWRITE:") for p in prompts)
     assert temperatures == {0.0}
     intrinsic = [r for r in rows if r["type"] == "intrinsic"]

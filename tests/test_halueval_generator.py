@@ -49,22 +49,32 @@ def scripted(messages: list[dict]) -> str:
     return "#Hallucinated Answer#: fake-" + hashlib.sha256(json.dumps(messages).encode()).hexdigest()[:8]
 
 
+def filter_fallback_reply(messages: list[dict]) -> str:
+    """The right answer as the candidate for q0 (one pass), an unreadable filter reply."""
+    last = messages[-1]["content"]
+    if last.rstrip().endswith("#Your Choice#:"):
+        return "Both are fine."
+    if len(messages) == 1 and "q0?" in last:
+        return "a0"
+    return f"fake-{len(messages)}"
+
+
 def _run(server, cache_path, task: str, seed: int, pattern_mode: str = "all") -> list[dict]:
     client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), CallCache(cache_path))
     return generate(RECORDS[task], client, client, Settings(task=task, n=4, seed=seed, pattern_mode=pattern_mode))
 
 
 @pytest.mark.parametrize("task", ["qa", "dialogue", "summarization"])
-def test_same_seed_gives_identical_rows_from_the_cache(task, tmp_path):
+def test_same_seed_gives_identical_rows_from_the_cache(task, tmp_path, loopback_servers):
     """Same seed => identical rows, the re-run served entirely from the cache; another seed samples afresh."""
-    with LoopbackChatServer(scripted) as server:
-        first = _run(server, tmp_path / "c.sqlite", task, seed=7)
-        calls = len(server.requests)
-        assert calls == 4 * 2 + 4  # two samples + one filter call per source example
-        assert _run(server, tmp_path / "c.sqlite", task, seed=7) == first
-        assert len(server.requests) == calls
-        other = _run(server, tmp_path / "c.sqlite", task, seed=8)
-        assert len(server.requests) > calls  # the sampling seed is part of the cache key
+    server = loopback_servers.chat(scripted)
+    first = _run(server, tmp_path / "c.sqlite", task, seed=7)
+    calls = len(server.requests)
+    assert calls == 4 * 2 + 4  # two samples + one filter call per source example
+    assert _run(server, tmp_path / "c.sqlite", task, seed=7) == first
+    assert len(server.requests) == calls
+    other = _run(server, tmp_path / "c.sqlite", task, seed=8)
+    assert len(server.requests) > calls  # the sampling seed is part of the cache key
     spec = TASKS[task]
     assert other != first
     for row in first:
@@ -121,23 +131,14 @@ def test_conversational_schema_teaches_in_turns():
     assert len(single) == 5 and "Method:" in single[2]["content"]
 
 
-def test_filter_fallbacks(tmp_path):
+def test_filter_fallbacks(tmp_path, loopback_servers):
     """A candidate repeating the right answer is discarded (the other wins unfiltered); an unreadable filter reply
     keeps the first shown."""
-
-    def reply(messages):
-        last = messages[-1]["content"]
-        if last.rstrip().endswith("#Your Choice#:"):
-            return "Both are fine."
-        if len(messages) == 1 and "q0?" in last:
-            return "a0"
-        return f"fake-{len(messages)}"
-
-    with LoopbackChatServer(reply) as server:
-        client = make_client(
-            backend_spec(f"openai:base_url={server.base_url},model=m"), CallCache(tmp_path / "c.sqlite")
-        )
-        rows = generate(RECORDS["qa"], client, client, Settings(task="qa", n=6, seed=0))
+    server = loopback_servers.chat(filter_fallback_reply)
+    client = make_client(
+        backend_spec(f"openai:base_url={server.base_url},model=m"), CallCache(tmp_path / "c.sqlite")
+    )
+    rows = generate(RECORDS["qa"], client, client, Settings(task="qa", n=6, seed=0))
     by_index = {r["source_index"]: r for r in rows}
     assert by_index[0]["selected_by"] == "only_valid_candidate" and by_index[0]["schema"] == "conversational"
     assert by_index[0]["rejected_candidate"] == ""
@@ -145,29 +146,29 @@ def test_filter_fallbacks(tmp_path):
 
 
 @pytest.mark.skipif(not (SHARED_DATA / "halueval").is_dir(), reason="../shared/data/halueval is not present")
-def test_cli_set_from_shared_qa_data_is_a_task_dataset(tmp_path):
+def test_cli_set_from_shared_qa_data_is_a_task_dataset(tmp_path, loopback_servers):
     """`hallubench generate halueval` on the shared QA file writes save_to_disk + card; the halueval_qa hook loads
     it as pairs."""
     out = tmp_path / "set"
-    with LoopbackChatServer(scripted) as server:
-        code = main(
-            [
-                "generate",
-                "halueval",
-                "--task",
-                "qa",
-                "--source",
-                str(SHARED_DATA / "halueval" / "qa_data_first1000.json"),
-                "--generator",
-                f"openai:base_url={server.base_url},model=m",
-                "--n",
-                "3",
-                "--seed",
-                "1",
-                "--out",
-                str(out),
-            ]
-        )
+    server = loopback_servers.chat(scripted)
+    code = main(
+        [
+            "generate",
+            "halueval",
+            "--task",
+            "qa",
+            "--source",
+            str(SHARED_DATA / "halueval" / "qa_data_first1000.json"),
+            "--generator",
+            f"openai:base_url={server.base_url},model=m",
+            "--n",
+            "3",
+            "--seed",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0 and "schema" in (out / "README.md").read_text()
     saved = datasets.load_from_disk(str(out))["test"]
     assert saved.num_rows == 3 and saved.features["source_index"].dtype == "int64"
@@ -205,18 +206,18 @@ def _generate_summaries(out, generator: str, columns: str | None = VECTARA_COLUM
 
 
 @needs_vectara
-def test_source_columns_turn_news_documents_into_a_summarization_set(tmp_path):
+def test_source_columns_turn_news_documents_into_a_summarization_set(tmp_path, loopback_servers):
     """--source-columns maps the vectara file's source/deepseek_r1_summary onto document/right_summary: the rows
     carry those columns' text of the chosen lines and the official schema; the same seed and cache rewrite identical
     rows without a call; the card carries the given license; halueval_summarization loads the set as
     right/hallucinated pairs."""
     documents = [json.loads(line) for line in VECTARA.read_text(encoding="utf-8").splitlines()]
-    with LoopbackChatServer(scripted) as server:
-        generator = f"openai:base_url={server.base_url},model=m"
-        assert _generate_summaries(tmp_path / "a", generator) == 0
-        calls = len(server.requests)
-        assert _generate_summaries(tmp_path / "b", generator) == 0
-        assert len(server.requests) == calls == 3 * 2 + 3
+    server = loopback_servers.chat(scripted)
+    generator = f"openai:base_url={server.base_url},model=m"
+    assert _generate_summaries(tmp_path / "a", generator) == 0
+    calls = len(server.requests)
+    assert _generate_summaries(tmp_path / "b", generator) == 0
+    assert len(server.requests) == calls == 3 * 2 + 3
     rows = datasets.load_from_disk(str(tmp_path / "a"))["test"].to_list()
     assert rows == datasets.load_from_disk(str(tmp_path / "b"))["test"].to_list() and len(rows) == 3
     provenance = {"source_index", "pattern", "schema", "selected_by", "rejected_candidate"}

@@ -14,6 +14,10 @@ from hallubench_tasks.dataset_loading import load
 from hallubench_tasks.judged_task import JudgeFilter
 
 
+def echo_a_bearer_token(messages):
+    return 'Bearer sk-secret-value-123456 says {"is_abstaining": maybe}'
+
+
 def load_precisewikiqa(**metadata):
     return load("precisewikiqa", **metadata)
 
@@ -178,16 +182,12 @@ def test_retry_unparseable_reasks_cached_unreadable_replies(tmp_path, capsys, mo
     assert f"judge: judge={judge}" in capsys.readouterr().out
 
 
-def test_a_key_echoed_in_a_judge_reply_is_redacted_from_the_record(tmp_path, monkeypatch):
+def test_a_key_echoed_in_a_judge_reply_is_redacted_from_the_record(tmp_path, monkeypatch, loopback_servers):
     """A judge reply that repeats the API key (or any bearer token) never reaches the samples log verbatim."""
     monkeypatch.setenv("JUDGE_KEY", "sk-secret-value-123456")
-
-    def reply(messages):
-        return 'Bearer sk-secret-value-123456 says {"is_abstaining": maybe}'
-
     doc = {"question": "Capital of France?", "answer": "Paris"}
-    with LoopbackChatServer(reply) as server:
-        judge = f"openai:base_url={server.base_url},model=j,max_retries=0,api_key_env=JUDGE_KEY"
-        records = [json.loads(r) for r in JudgeFilter(PRECISEWIKIQA, {"judge": judge}, "precisewikiqa").apply(
-            ["Paris."], [doc])]
+    server = loopback_servers.chat(echo_a_bearer_token)
+    judge = f"openai:base_url={server.base_url},model=j,max_retries=0,api_key_env=JUDGE_KEY"
+    records = [json.loads(r) for r in JudgeFilter(PRECISEWIKIQA, {"judge": judge}, "precisewikiqa").apply(
+        ["Paris."], [doc])]
     assert records[0]["outcome"] == "unjudged" and "sk-secret-value-123456" not in json.dumps(records)

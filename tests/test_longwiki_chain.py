@@ -9,7 +9,6 @@ import threading
 import time
 
 import pytest
-from loopback import LoopbackChatServer
 
 from hallu_metrics import longwiki as lw
 from hallu_metrics.judges import JudgeSet, Verdict
@@ -177,19 +176,19 @@ def llm_reply(messages):
     return json.dumps({"is_supported": " 50 " not in block_texts(text, "claim")[-1]})
 
 
-def test_cached_rerun_of_an_llm_judge_makes_no_calls(store, tmp_path):
+def test_cached_rerun_of_an_llm_judge_makes_no_calls(store, tmp_path, loopback_servers):
     """Every step goes through the call cache: the second run of the same chain makes 0 calls."""
-    with LoopbackChatServer(llm_reply) as server:
-        spec = f"openai:base_url={server.base_url},model=judge"
-        runs = []
-        for _ in range(2):
-            judges = JudgeSet({"judge": spec}, CallCache(tmp_path / "calls.sqlite"),
-                              settings={"knowledge": store, "retrieval": "bm25"})
-            try:
-                records = judge_responses(lw.BENCHMARK, [ANSWER, REFUSAL], [DOC, DOC], judges)
-                runs.append((records, judges.report()[judges.get("judge").spec]))
-            finally:
-                judges.close()
+    server = loopback_servers.chat(llm_reply)
+    spec = f"openai:base_url={server.base_url},model=judge"
+    runs = []
+    for _ in range(2):
+        judges = JudgeSet({"judge": spec}, CallCache(tmp_path / "calls.sqlite"),
+                          settings={"knowledge": store, "retrieval": "bm25"})
+        try:
+            records = judge_responses(lw.BENCHMARK, [ANSWER, REFUSAL], [DOC, DOC], judges)
+            runs.append((records, judges.report()[judges.get("judge").spec]))
+        finally:
+            judges.close()
     (first, first_calls), (second, second_calls) = runs
     assert first_calls["calls"] == 2 + 4 + 3 and second_calls["calls"] == 0  # 2 refusals, 4 snippets, 3 claims
     assert [r["outcome"] for r in first] == ["judged", "refused"]

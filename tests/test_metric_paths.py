@@ -21,7 +21,6 @@ import evaluate
 import pytest
 import yaml
 from lm_eval.api.registry import get_aggregation
-from loopback import LoopbackChatServer
 
 from hallu_metrics import longwiki
 from hallu_metrics.evaluate_metrics import module_path
@@ -474,8 +473,12 @@ def test_some_group_aggregates_an_unreadable_share():
 
 # ---------------------------------------------------------------- banner and exit status
 
-def _wrong_format_server():
-    return LoopbackChatServer(lambda messages: "Sure! I believe it might exist, hard to say.")
+def wrong_format_reply(messages):
+    return "Sure! I believe it might exist, hard to say."
+
+
+def unreadable_for_xyzzy(messages):
+    return "no clue" if "XYZZY" in json.dumps(messages) else '{"does_believe": true}'
 
 
 def _mixed_samples(tmp_path, n=4):
@@ -485,31 +488,32 @@ def _mixed_samples(tmp_path, n=4):
     return path
 
 
-def test_score_exits_2_when_the_unreadable_share_exceeds_the_threshold(tmp_path, capsys, monkeypatch):
+def test_score_exits_2_when_the_unreadable_share_exceeds_the_threshold(tmp_path, capsys, monkeypatch, loopback_servers):
     """A judge in the wrong format: `score` writes the result (rates n/a), prints a banner, and exits 2 with one
     line naming the share and the option; with --max-unreadable 1 the same run exits 0."""
     from hallubench.cli import main
 
     monkeypatch.setenv("HALLUBENCH_CACHE", str(tmp_path / "c.sqlite"))
     samples = _mixed_samples(tmp_path)
-    with _wrong_format_server() as server:
-        judge = f"openai:base_url={server.base_url},model=j,max_retries=0"
-        argv = ["score", "--task", "mixedentities", "--samples", str(samples), "--judge", judge,
-                "--out", str(tmp_path / "r.json")]
-        assert main(argv) == 2
-        captured = capsys.readouterr()
-        errors = [line for line in captured.err.splitlines() if line.startswith("hallubench: error:")]
-        assert len(errors) == 1 and "100.0% of the judge verdicts are unreadable" in errors[0]
-        assert "--max-unreadable 0.05" in errors[0]
-        assert "4 of 4 items have UNREADABLE or failed judge verdicts" in captured.err
-        assert "| **all** | 4 | n/a | 100.0" in captured.out
-        result = json.loads((tmp_path / "r.json").read_text())
-        assert result["false_acceptance_rate"] is None and result["judge_unparseable_rate"] == 1.0
-        assert result["unreadable"] == {"metric": "judge_unparseable_rate", "share": 1.0, "items": 4, "max": 0.05}
-        assert main([*argv, "--max-unreadable", "1"]) == 0
+    server = loopback_servers.chat(wrong_format_reply)
+    judge = f"openai:base_url={server.base_url},model=j,max_retries=0"
+    argv = ["score", "--task", "mixedentities", "--samples", str(samples), "--judge", judge,
+            "--out", str(tmp_path / "r.json")]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    errors = [line for line in captured.err.splitlines() if line.startswith("hallubench: error:")]
+    assert len(errors) == 1 and "100.0% of the judge verdicts are unreadable" in errors[0]
+    assert "--max-unreadable 0.05" in errors[0]
+    assert "4 of 4 items have UNREADABLE or failed judge verdicts" in captured.err
+    assert "| **all** | 4 | n/a | 100.0" in captured.out
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["false_acceptance_rate"] is None and result["judge_unparseable_rate"] == 1.0
+    assert result["unreadable"] == {"metric": "judge_unparseable_rate", "share": 1.0, "items": 4, "max": 0.05}
+    assert main([*argv, "--max-unreadable", "1"]) == 0
 
 
-def test_score_under_the_threshold_exits_0_but_still_announces_unreadable_verdicts(tmp_path, capsys, monkeypatch):
+def test_score_under_the_threshold_exits_0_but_still_announces_unreadable_verdicts(tmp_path, capsys, monkeypatch,
+                                                                                  loopback_servers):
     """One unreadable verdict in 25 (4%) is under the default 5%: exit 0, banner on stderr; 0.03 makes it exit 2."""
     from hallubench.cli import main
 
@@ -519,19 +523,15 @@ def test_score_under_the_threshold_exits_0_but_still_announces_unreadable_verdic
     lines = [{"doc": {**doc, "id": str(i)}, "resps": [["XYZZY" if i == 0 else f"It is a beetle, number {i}."]]}
              for i in range(25)]
     samples.write_text("\n".join(json.dumps(line) for line in lines))
-
-    def reply(messages):
-        return "no clue" if "XYZZY" in json.dumps(messages) else '{"does_believe": true}'
-
-    with LoopbackChatServer(reply) as server:
-        judge = f"openai:base_url={server.base_url},model=j,max_retries=0"
-        argv = ["score", "--task", "mixedentities", "--samples", str(samples), "--judge", judge,
-                "--out", str(tmp_path / "r.json")]
-        assert main(argv) == 0
-        err = capsys.readouterr().err
-        assert "1 of 25 items have UNREADABLE or failed judge verdicts (judge_unparseable_rate 4.0%)" in err
-        assert json.loads((tmp_path / "r.json").read_text())["false_acceptance_rate"] == 1.0  # over 24 readable
-        assert main([*argv, "--max-unreadable", "0.03"]) == 2
+    server = loopback_servers.chat(unreadable_for_xyzzy)
+    judge = f"openai:base_url={server.base_url},model=j,max_retries=0"
+    argv = ["score", "--task", "mixedentities", "--samples", str(samples), "--judge", judge,
+            "--out", str(tmp_path / "r.json")]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "1 of 25 items have UNREADABLE or failed judge verdicts (judge_unparseable_rate 4.0%)" in err
+    assert json.loads((tmp_path / "r.json").read_text())["false_acceptance_rate"] == 1.0  # over 24 readable
+    assert main([*argv, "--max-unreadable", "0.03"]) == 2
 
 
 @pytest.mark.parametrize("value", ["1.5", "-0.1", "lots"])
@@ -544,14 +544,15 @@ def test_max_unreadable_must_be_a_share(value, tmp_path, capsys):
     assert "expected a share between 0 and 1" in capsys.readouterr().err
 
 
-def test_lm_eval_filter_announces_unparseable_replies_not_only_failed_calls(tmp_path, capsys, monkeypatch):
+def test_lm_eval_filter_announces_unparseable_replies_not_only_failed_calls(tmp_path, capsys, monkeypatch,
+                                                                           loopback_servers):
     """Inside lm-eval nothing fails (the judge answers), but every reply is unreadable: the banner says so."""
     monkeypatch.setenv("HALLUBENCH_CACHE", str(tmp_path / "c.sqlite"))
     case = CASES["mixedentities"](tmp_path)
-    with _wrong_format_server() as server:
-        judge = f"openai:base_url={server.base_url},model=j,max_retries=0"
-        records = JudgeFilter(BENCHMARKS["mixedentities"], {"judge": judge}, "mixedentities").apply(
-            case.responses[:3], case.docs[:3])
+    server = loopback_servers.chat(wrong_format_reply)
+    judge = f"openai:base_url={server.base_url},model=j,max_retries=0"
+    records = JudgeFilter(BENCHMARKS["mixedentities"], {"judge": judge}, "mixedentities").apply(
+        case.responses[:3], case.docs[:3])
     assert all(json.loads(r)["outcome"] == "unjudged" for r in records)
     err = capsys.readouterr().err
     assert "mixedentities: 3 of 3 items have UNREADABLE or failed judge verdicts (judge_unparseable_rate 100.0%)" in err

@@ -4,7 +4,6 @@ import json
 import math
 
 import pytest
-from loopback import LoopbackChatServer
 
 from hallu_metrics import nonexistent_refusal as ne
 from hallu_metrics.judges import JudgeSet, Verdict, make_judge
@@ -128,27 +127,28 @@ def test_rule_version_treats_abstentions_and_existence_denials_as_not_believing(
     assert ne.DOES_BELIEVE.rule({"response": response, "name": "Aus bus"}) is believes
 
 
-def test_llm_judge_parses_does_believe_and_counts_unparseable(tmp_path):
+def believes_beetles(messages):
+    """{"does_believe": ...} (true for beetles, fenced); unreadable for XYZZY, even after the reminder."""
+    text = messages[-1]["content"] if messages[-1]["role"] == "user" else ""
+    if "Answer with exactly" in text:
+        return "still no idea"
+    if "XYZZY" in messages[1]["content"]:
+        return "hmm"
+    return (
+        '```json\n{"does_believe": true}\n```'
+        if "beetle" in messages[1]["content"].split("Now judge")[1]
+        else '{"does_believe": false}'
+    )
+
+
+def test_llm_judge_parses_does_believe_and_counts_unparseable(tmp_path, loopback_servers):
     """An LLM judge reads {"does_believe": bool}; a reply unreadable even after the reminder is unjudged."""
-
-    def reply(messages):
-        text = messages[-1]["content"] if messages[-1]["role"] == "user" else ""
-        if "Answer with exactly" in text:
-            return "still no idea"
-        if "XYZZY" in messages[1]["content"]:
-            return "hmm"
-        return (
-            '```json\n{"does_believe": true}\n```'
-            if "beetle" in messages[1]["content"].split("Now judge")[1]
-            else '{"does_believe": false}'
-        )
-
-    with LoopbackChatServer(reply) as server:
-        judge = make_judge(
-            f"openai:base_url={server.base_url},model=j,max_retries=1,backoff=0.01", CallCache(tmp_path / "c.sqlite")
-        )
-        responses = ["A beetle from Peru.", "I do not know it.", "XYZZY"]
-        records = judged(ne.GENERATED, responses, DOCS[:3], judge)
+    server = loopback_servers.chat(believes_beetles)
+    judge = make_judge(
+        f"openai:base_url={server.base_url},model=j,max_retries=1,backoff=0.01", CallCache(tmp_path / "c.sqlite")
+    )
+    responses = ["A beetle from Peru.", "I do not know it.", "XYZZY"]
+    records = judged(ne.GENERATED, responses, DOCS[:3], judge)
     assert [r["outcome"] for r in records] == ["believed", "not_believed", "unjudged"]
     assert records[2]["verdict"]["status"] == "unparseable"
 

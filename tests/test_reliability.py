@@ -15,7 +15,6 @@ from pathlib import Path
 
 import datasets
 import pytest
-from loopback import LoopbackChatServer
 
 from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
 from hallubench.backends.hf_local import HFLocalBackend
@@ -27,6 +26,18 @@ from hallubench_generators.publishing import CardInfo, check_output_dir, save_te
 FEATURES = datasets.Features({"id": datasets.Value("string"), "text": datasets.Value("string")})
 CARD = CardInfo("Test set", "cc0-1.0", ["question-answering"], "A test set.")
 KEY = "sk-test-0123456789abcdef"
+
+
+def ok(messages):
+    return "ok"
+
+
+def echo_with_a_lone_surrogate(messages):
+    return messages[-1]["content"] + " \udfff"
+
+
+def answer_a(messages):
+    return "a:" + messages[-1]["content"]
 
 
 def requests(n: int, prefix: str = "q") -> list[ChatRequest]:
@@ -164,21 +175,21 @@ def test_dead_endpoint_fails_all_calls_within_seconds():
     assert time.monotonic() - start < 1
 
 
-def test_dead_replica_is_skipped_while_another_lives():
+def test_dead_replica_is_skipped_while_another_lives(loopback_servers):
     """With base_url=live|dead every call succeeds: the dead replica is dropped after dead_after refusals."""
-    with LoopbackChatServer(lambda m: "ok") as live:
-        spec = f"openai:base_url={live.base_url}|http://127.0.0.1:{closed_port()}/v1,model=m,concurrency=2,backoff=0.05"
-        client = make_client(backend_spec(spec), None)
-        out = client.complete(requests(12))
+    live = loopback_servers.chat(ok)
+    spec = f"openai:base_url={live.base_url}|http://127.0.0.1:{closed_port()}/v1,model=m,concurrency=2,backoff=0.05"
+    client = make_client(backend_spec(spec), None)
+    out = client.complete(requests(12))
     assert [c.text for c in out] == ["ok"] * 12 and len(live.requests) == 12
 
 
-def test_server_errors_and_dropped_connections_keep_their_retries():
+def test_server_errors_and_dropped_connections_keep_their_retries(loopback_servers):
     """5xx replies and connections closed without a reply are transient: even with dead_after=1 they are
     retried (and recovered), never reported as an unreachable endpoint."""
-    with LoopbackChatServer(lambda m: "ok", faults=["500", "503", "429"]) as server:
-        client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m,dead_after=1,backoff=0"), None)
-        assert client.complete(requests(1))[0].text == "ok"
+    server = loopback_servers.chat(ok, faults=["500", "503", "429"])
+    client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m,dead_after=1,backoff=0"), None)
+    assert client.complete(requests(1))[0].text == "ok"
     with socket.socket() as listener:  # accepts, reads, hangs up: a server that drops connections
         listener.bind(("127.0.0.1", 0))
         listener.listen(16)
@@ -224,13 +235,13 @@ def test_valid_specs_keep_their_values():
 # --- cache --------------------------------------------------------------------------------------
 
 
-def test_lone_surrogates_pass_through_request_cache_and_response(tmp_path):
+def test_lone_surrogates_pass_through_request_cache_and_response(tmp_path, loopback_servers):
     """A prompt and a reply holding a lone surrogate are sent, answered, cached and read back exactly."""
     cache = CallCache(tmp_path / "c.sqlite")
     request = ChatRequest.from_messages([{"role": "user", "content": "judge this: a\ud800b"}])
-    with LoopbackChatServer(lambda m: m[-1]["content"] + " \udfff") as server:
-        first = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), cache).complete([request])
-        again = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), cache).complete([request])
+    server = loopback_servers.chat(echo_with_a_lone_surrogate)
+    first = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), cache).complete([request])
+    again = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), cache).complete([request])
     assert first[0].text == "judge this: a\ufffdb \udfff"  # the server saw U+FFFD; its reply kept its surrogate
     assert again[0].cached and again[0].text == first[0].text and len(server.requests) == 1
 
@@ -312,22 +323,22 @@ def _run_client(base_url: str, cache_path: Path) -> None:
     assert [c.text for c in client.complete(requests(30))] == [f"a:q{i}" for i in range(30)]
 
 
-def test_processes_sharing_a_cache_stay_consistent(tmp_path):
+def test_processes_sharing_a_cache_stay_consistent(tmp_path, loopback_servers):
     """Two processes on one cache both finish with correct answers; the cache holds each call once and a
     later run makes no calls. Calls in flight are not shared (docs/reliability.md): 30 to 60 requests."""
     cache_path = tmp_path / "shared.sqlite"
-    with LoopbackChatServer(lambda m: "a:" + m[-1]["content"], latency=0.01) as server:
-        context = mp.get_context("spawn")
-        procs = [context.Process(target=_run_client, args=(server.base_url, cache_path)) for _ in range(2)]
-        for proc in procs:
-            proc.start()
-        for proc in procs:
-            proc.join(120)
-        assert [proc.exitcode for proc in procs] == [0, 0]
-        assert 30 <= len(server.requests) <= 60
-        with sqlite3.connect(cache_path) as db:
-            assert db.execute("SELECT count(*), count(DISTINCT key) FROM calls").fetchone() == (30, 30)
-            assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-        again = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), CallCache(cache_path))
-        again.complete(requests(30))
+    server = loopback_servers.chat(answer_a, latency=0.01)
+    context = mp.get_context("spawn")
+    procs = [context.Process(target=_run_client, args=(server.base_url, cache_path)) for _ in range(2)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(120)
+    assert [proc.exitcode for proc in procs] == [0, 0]
+    assert 30 <= len(server.requests) <= 60
+    with sqlite3.connect(cache_path) as db:
+        assert db.execute("SELECT count(*), count(DISTINCT key) FROM calls").fetchone() == (30, 30)
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    again = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), CallCache(cache_path))
+    again.complete(requests(30))
     assert again.stats.calls == 0 and again.stats.cached == 30

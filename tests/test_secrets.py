@@ -6,21 +6,23 @@ import json
 import sqlite3
 from pathlib import Path
 
-from loopback import LoopbackChatServer
-
 from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
 from hallubench.specs import REDACTED, redact_known, remember_secret
 
 KEY = "sk-test-0123456789abcdefghij"
 
 
-def test_an_echoed_api_key_is_redacted_before_caching(tmp_path, monkeypatch):
+def echo_key(messages):
+    return f"Your key is {KEY}; the answer is 42."
+
+
+def test_an_echoed_api_key_is_redacted_before_caching(tmp_path, monkeypatch, loopback_servers):
     monkeypatch.setenv("ECHO_KEY", KEY)
-    with LoopbackChatServer(lambda messages: f"Your key is {KEY}; the answer is 42.") as server:
-        spec = backend_spec(f"openai:base_url={server.base_url},model=m,api_key_env=ECHO_KEY,max_retries=0")
-        client = make_client(spec, CallCache(tmp_path / "c.sqlite"))
-        [first] = client.complete([ChatRequest(messages=[{"role": "user", "content": "hi"}])])
-        [again] = client.complete([ChatRequest(messages=[{"role": "user", "content": "hi"}])])
+    server = loopback_servers.chat(echo_key)
+    spec = backend_spec(f"openai:base_url={server.base_url},model=m,api_key_env=ECHO_KEY,max_retries=0")
+    client = make_client(spec, CallCache(tmp_path / "c.sqlite"))
+    [first] = client.complete([ChatRequest(messages=[{"role": "user", "content": "hi"}])])
+    [again] = client.complete([ChatRequest(messages=[{"role": "user", "content": "hi"}])])
     assert KEY not in first.text and REDACTED in first.text and first.text == again.text and again.cached
     stored = [row[0] for row in sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT response FROM calls")]
     assert stored and all(KEY.encode() not in (s if isinstance(s, bytes) else s.encode()) for s in stored)

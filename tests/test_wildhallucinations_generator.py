@@ -11,8 +11,7 @@ from pathlib import Path
 
 import datasets
 import pytest
-from loopback import LoopbackChatServer
-from loopback_pages import LoopbackPageServer, Route
+from loopback_pages import Route
 
 from hallubench.errors import HallubenchError
 from hallubench_generators import wildhallucinations as wh
@@ -98,15 +97,13 @@ RESULTS = {
 
 
 @pytest.fixture
-def web():
-    with LoopbackPageServer(dict(ROUTES), results=RESULTS) as server:
-        yield server
+def web(loopback_servers):
+    return loopback_servers.pages(ROUTES, results=RESULTS)
 
 
 @pytest.fixture
-def llm():
-    with LoopbackChatServer(scripted) as server:
-        yield server
+def llm(loopback_servers):
+    return loopback_servers.chat(scripted)
 
 
 @pytest.fixture
