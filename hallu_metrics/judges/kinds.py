@@ -20,7 +20,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hallu_metrics.judges.base import Check, Judge, Verdict, check_names
+from hallu_metrics.judges.base import ALL_CHECKS, Check, Judge, Verdict, check_names
 from hallu_metrics.judges.llm import LLMJudge
 from hallu_metrics.judges.templates import JudgeTemplates, load_templates
 from hallubench.backends import BACKEND_KINDS, CallCache, make_client
@@ -112,6 +112,7 @@ def _llm_options(spec: str) -> tuple[Spec, bool, JudgeTemplates | None, str]:
         import hallu_metrics.registry  # noqa: F401  (builds every benchmark's checks, so their names are known)
 
         templates.check_names(check_names())
+        templates.warn_raw_fields(ALL_CHECKS)
     backend = Spec(parsed.kind, backend_args)
     options = (["structured=true"] if structured else []) + ([f"template={templates.public}"] if templates else [])
     public = backend.public()

@@ -7,6 +7,9 @@ built-in prompt uses: ``hallubench judge-templates --task T`` lists them), ``{{`
 braces; nothing else is interpreted (no attribute or index access). Lists are inserted one element per line.
 A data block written as ``<<<BEGIN NAME>>>`` / ``<<<END NAME>>>`` lines (with or without a ``#code``) is rendered as
 the built-in prompts render theirs: its inserted text cleaned of marker look-alikes, its markers coded for that text.
+A field inserted outside such a block goes in raw (the file's wording is kept verbatim), so text in it can pose as
+instructions: when the judge is built, one line on stderr per check names the file and each such field, unless the
+check's built-in prompt inserts it raw too (NonExistentRefusal's entity ``{type}``).
 Checks the file does not name keep their built-in prompt. The reply is read by the check's own reader.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.prompts import data_block
 from hallubench.backends.base import Message
 from hallubench.errors import HallubenchError
@@ -29,11 +34,19 @@ _BLOCK = re.compile(r"<<<BEGIN (?P<name>[A-Z0-9 _]+?)(?: #\w+)?>>>\n(?P<body>.*?
                     re.DOTALL)
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_]\w*)\}")
 _STRAY_BRACE = re.compile(r"\{[^{}]*\}")
+_LOOKED_AT: set[tuple[str, str]] = set()  # (file hash, check) pairs whose raw fields were warned about or were none
+
+
 
 
 def placeholders(text: str) -> set[str]:
     """The field names a template inserts."""
     return {m.group(1) for m in _PLACEHOLDER.finditer(text) if m.group(1)}
+
+
+def raw_fields(template: Mapping[str, str]) -> set[str]:
+    """The fields a template (its messages by role) inserts outside its data blocks."""
+    return set().union(*(placeholders(_BLOCK.sub("", text)) for text in template.values()))
 
 
 def _as_text(value: Any) -> str:
@@ -98,6 +111,27 @@ class JudgeTemplates:
             conversation.append({"role": "system", "content": _render(template["system"], item, where)})
         conversation.append({"role": "user", "content": _render(template["user"], item, where)})
         return conversation
+
+    def warn_raw_fields(self, checks: Iterable[Check]) -> None:
+        """One line on stderr per check whose template inserts fields raw, outside a data block, that its built-in
+        prompt (from ``checks``) keeps in blocks; once per file content and check in a process."""
+        builtins: dict[str, Check] = {}
+        for check in checks:
+            if check.messages is not None:
+                builtins.setdefault(check.name, check)
+        for name, template in sorted(self.by_check.items()):
+            if (self.sha256, name) in _LOOKED_AT:
+                continue
+            _LOOKED_AT.add((self.sha256, name))
+            raw = raw_fields(template)
+            if raw and name in builtins:
+                raw -= raw_fields(builtin_template(builtins[name])[1])
+            if raw:
+                fields = ", ".join("{" + field + "}" for field in sorted(raw))
+                print(f"[hallubench] judge template {Path(self.path).name} ({name}): warning: inserted raw, outside "
+                      f"a data block: {fields}; text in a raw field can pose as instructions to the judge (write "
+                      "each between <<<BEGIN NAME>>> and <<<END NAME>>> lines to have it rendered as a data block)",
+                      file=sys.stderr)
 
     def check_names(self, known: Iterable[str]) -> None:
         """Refuse a file that names no known check (a typo would silently keep the built-in prompt)."""
