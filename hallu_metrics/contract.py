@@ -104,6 +104,9 @@ class Benchmark:
     evaluate_module: str | None = None
     judge_roles: tuple[str, ...] = ("judge",)  # --metadata keys naming judge specs
     checks: tuple[Check, ...] = ()  # every check judge_item may ask; results hash their prompts (judges.fingerprint)
+    # what reads the model under test's own replies where no judge runs (a judge's replies are read by check.parse);
+    # each reader has a reply corpus under tests/reply_corpora
+    answer_readers: tuple[Callable[..., Any], ...] = ()
     default_judge: str = "rule"  # the judge spec used when none is given (announced when it is the embedded rule)
     doc_columns: tuple[str, ...] = ()
     to_docs: Callable[[datasets.Dataset, Mapping[str, Any]], datasets.Dataset] | None = None

@@ -63,6 +63,7 @@ def _keyword_benchmark(task: KeywordTask) -> Benchmark:
         generator=None,
         evaluate_module="faitheval",
         judge_roles=(),
+        answer_readers=(read_keyword,),
         read_official=read_official_for(task.name),
         outcomes=("correct", "wrong"),
     )
@@ -88,6 +89,7 @@ COUNTERFACTUAL = Benchmark(
     generator=None,
     evaluate_module="faitheval",
     judge_roles=(),
+    answer_readers=(read_choice,),
     read_official=read_official_for("counterfactual"),
     outcomes=("correct", "wrong", "invalid"),
 )

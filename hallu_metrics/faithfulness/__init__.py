@@ -79,7 +79,8 @@ def _benchmark(name: str, judge_item, **kwargs: Any) -> Benchmark:
 
 
 RUBRIC_TASK = _benchmark("faithfulness_rubric", judge_reply, tasks=("faithfulness_rubric", "faithfulness_rubric_so"),
-                         judge_roles=(), doc_columns=(*COLUMNS, "prompt"), to_docs=rubric_docs,
+                         judge_roles=(), answer_readers=(parse_rubric_score,), doc_columns=(*COLUMNS, "prompt"),
+                         to_docs=rubric_docs,
                          options={"rubric": None})
 HHEM = _benchmark("faithfulness_hhem", judge_hhem, checks=(RUBRIC,),
                   default_judge=f"hhem:model={HHEM_MODEL_ID}")  # HHEM-2.1, sliding

@@ -58,6 +58,7 @@ def _benchmark(spec: TaskSpec) -> Benchmark:
         generator=None if spec.label_field else "halueval",
         evaluate_module="halueval_recognition",
         judge_roles=(),
+        answer_readers=(extract_judgement, extract_official),
         read_official=lambda location: read_records(spec.name, location, spec.columns),
         data_aliases=("halueval_data",),
         outcomes=("correct", "wrong", "invalid"),
