@@ -6,24 +6,29 @@ metric through lm-eval's aggregation (the task's metric_list applied to the per-
 ``Benchmark.summarize`` (what ``hallubench score`` reports) and through the benchmark's ``evaluate`` module. An
 item without a readable verdict counts toward no metric but the unreadable share; a judge that never answers in the
 expected format leaves the headline undefined (n/a), announces it in a banner and makes ``hallubench score`` exit 2.
+
+The cases come from the registry: ``CASE_BUILDERS`` holds one builder per judging chain (a benchmark's
+``judge_item``), which builds the case of every benchmark that chain serves from the ``Benchmark`` itself (its doc
+columns, judge roles, default judge). A benchmark whose judging chain has no builder fails
+``test_every_benchmark_has_a_case``; a case must give docs with every column the benchmark declares.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-import evaluate
 import pytest
 import yaml
-from lm_eval.api.registry import get_aggregation
 
 from hallu_metrics import longwiki
-from hallu_metrics.evaluate_metrics import module_path
+from hallu_metrics.contract import Benchmark
 from hallu_metrics.faithfulness import BASELINE_KEY
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.longform.knowledge import write_store
@@ -95,7 +100,7 @@ def _outcomes(records, docs, responses):
     return [r["outcome"] for r in records]
 
 
-def precisewikiqa_case(tmp_path) -> Case:
+def precisewikiqa_case(tmp_path: Path, benchmark: Benchmark) -> Case:
     responses = ["It is Paris.", "It is Lyon.", "I'm sorry, I don't know.", "It is Paris, surely.", "Maybe Rome.",
                  "Paris it is."]
     docs = [{"id": str(i), "question": f"Capital number {i}?", "answer": "Paris", "title": "T", "reference": "r",
@@ -107,7 +112,9 @@ def precisewikiqa_case(tmp_path) -> Case:
                         ("correctness", "Maybe Rome."): "unreadable", ("correctness", "Paris it is."): "failed"})
 
 
-def nonexistent_case(tmp_path, generated: bool) -> Case:
+def nonexistent_case(tmp_path: Path, benchmark: Benchmark) -> Case:
+    """MixedEntities, or GeneratedEntities when the benchmark's docs carry a place (and its tier)."""
+    generated = "place_tier" in benchmark.required_doc_columns
     responses = ["Aus bus is a small beetle of Peru.", "I'm not aware of any animal by that name.",
                  "It is a shrub with red leaves.", "It grows in wet forests.", "It is a fine thing."]
     domains = ["animal", "animal", "plant", "plant", "animal"]
@@ -130,7 +137,7 @@ LONGWIKI_PAGES = [
 ]
 
 
-def longwiki_case(tmp_path) -> Case:
+def longwiki_case(tmp_path: Path, benchmark: Benchmark) -> Case:
     store = str(write_store(tmp_path / "kb", LONGWIKI_PAGES, progress=False).path)
     responses = [
         "Sirius is the brightest star in the night sky. Its companion Sirius B is a white dwarf.",
@@ -159,7 +166,7 @@ WILD_PAGES = [("https://en.wikipedia.org/wiki/Lake_Baikal", "Lake Baikal is a ri
               ("https://baikal.example/facts", "The lake holds about 23 percent of the fresh surface water.")]
 
 
-def wildhallucinations_case(tmp_path) -> Case:
+def wildhallucinations_case(tmp_path: Path, benchmark: Benchmark) -> Case:
     responses = [
         "Lake Baikal is a rift lake in Siberia. Lake Baikal is the deepest lake in the world.",
         "Lake Baikal is a salt lake in Peru.",
@@ -183,7 +190,7 @@ def wildhallucinations_case(tmp_path) -> Case:
                 settings={"retrieval": "bm25"})
 
 
-def hhem_case(tmp_path) -> Case:
+def hhem_case(tmp_path: Path, benchmark: Benchmark) -> Case:
     responses = ["The council approved a calm new park plan today.",
                  "The council banned all parks in the city forever.", "Too short.",
                  "I'm sorry, I cannot summarise this passage for you.",
@@ -203,7 +210,7 @@ def hhem_case(tmp_path) -> Case:
 ANAH_DOCUMENT = "The Amazon is a river in South America. It is about 6,400 km long. It flows into the Atlantic."
 
 
-def anah_case(tmp_path) -> Case:
+def anah_case(tmp_path: Path, benchmark: Benchmark) -> Case:
     responses = [
         "The Amazon is a river in South America. It is about 6,400 km long.",
         "The Amazon is about 9,000 km long. It flows into the Pacific Ocean.",
@@ -224,8 +231,10 @@ def anah_case(tmp_path) -> Case:
                         ("anah_hallucination", "The Amazon is about 6,400 km long."): "failed"})
 
 
-def faitheval_case(tmp_path, task: str) -> Case:
-    if task == "counterfactual":
+def faitheval_case(tmp_path: Path, benchmark: Benchmark) -> Case:
+    """A keyword task (the evaluate module names it), or the multiple-choice one when docs carry choices."""
+    task = benchmark.name.removeprefix("faitheval_")
+    if "choice_labels" in benchmark.required_doc_columns:
         responses = ["B", "A) a cat", "none of these", "The answer is B."]
         docs = [{"id": str(i), "subset": "", "prompt": "p", "choice_labels": ["A", "B", "C"],
                  "choice_texts": ["a cat", "a dog", "a bird"], "answer_key": "B"} for i in range(len(responses))]
@@ -237,7 +246,9 @@ def faitheval_case(tmp_path, task: str) -> Case:
     return Case(responses, docs, lambda records, docs, responses: {"predictions": responses, "task": task})
 
 
-def short_answer_case(tmp_path, popqa: bool) -> Case:
+def short_answer_case(tmp_path: Path, benchmark: Benchmark) -> Case:
+    """SimpleQA's docs, or PopQA's when the benchmark's docs carry popularity."""
+    popqa = "s_pop" in benchmark.required_doc_columns
     responses = ["It is Paris.", "It is Lyon.", "I don't know.", "Perhaps Paris.", "Paris, I think.", "Rome."]
     golds = ["Paris"]
     if popqa:
@@ -252,7 +263,10 @@ def short_answer_case(tmp_path, popqa: bool) -> Case:
                         ("short_answer_grade", "Rome."): "failed"})
 
 
-def faithfulness_case(tmp_path, name: str) -> Case:
+def faithfulness_case(tmp_path: Path, benchmark: Benchmark) -> Case:
+    """The rubric task when no judge runs (the model's replies are rubric scores), else the pair judged by its
+    default judge's kind (a classifier or the rule baseline)."""
+    rubric = not benchmark.judge_roles
     types = ["gold_full", "gold_sentence", "intrinsic", "extrinsic", "progression", "progression", "intrinsic"]
     shares = [0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0]
     docs = [{"id": str(i), "reference": f"Reference {i}.", "hypothesis": f"Hypothesis {i}.", "type": t,
@@ -264,12 +278,12 @@ def faithfulness_case(tmp_path, name: str) -> Case:
         base = {"references": [d["expected_score"] for d in docs], "types": [d["type"] for d in docs],
                 "hallucinated_shares": [d["hallucinated_share"] for d in docs],
                 "progression_kinds": [d["progression_kind"] or "none" for d in docs]}
-        if name == "faithfulness_rubric":
+        if rubric:
             return {"predictions": responses, **base}
         return {"predictions": [""] * len(docs), **base, "scores": [r["score"] for r in records],
                 "outcomes": [r["outcome"] for r in records]}
 
-    if name == "faithfulness_rubric":
+    if rubric:
         replies = ['{"score": 5}', '{"score": 4}', '{"score": 2}', "no idea", '{"score": 5}', '{"score": 1}',
                    '{"score": 9}']
         return Case(replies, docs, inputs)
@@ -277,10 +291,10 @@ def faithfulness_case(tmp_path, name: str) -> Case:
                 faults={("faithfulness", "Hypothesis 3."): "unreadable", ("faithfulness", "Hypothesis 6."): "failed"},
                 answers={"faithfulness": lambda item: 4.6 if item["hypothesis"] in ("Hypothesis 0.", "Hypothesis 4.")
                          else 1.4 + int(item["hypothesis"].split()[1][0]) / 10},
-                judge_spec="hhem:model=scripted" if name == "faithfulness_hhem" else "rule")
+                judge_spec="hhem:model=scripted" if benchmark.default_judge.startswith("hhem:") else "rule")
 
 
-def halueval_case(tmp_path) -> Case:
+def halueval_case(tmp_path: Path, benchmark: Benchmark) -> Case:
     responses = ["Yes", "No", "maybe", "#Your Judgement#: No", "Yes and No"]
     labels = ["Yes", "Yes", "No", "No", "Yes"]
     docs = [{"id": str(i), "label": label, "candidate": "c", "pattern": ["p1", ""][i % 2], "prompt": "p"}
@@ -289,22 +303,32 @@ def halueval_case(tmp_path) -> Case:
         "predictions": responses, "references": [d["label"] for d in docs]})
 
 
-CASES: dict[str, Callable[[Any], Case]] = {
-    "precisewikiqa": precisewikiqa_case,
-    "longwiki": longwiki_case,
-    "mixedentities": lambda tmp: nonexistent_case(tmp, generated=False),
-    "generatedentities": lambda tmp: nonexistent_case(tmp, generated=True),
-    "wildhallucinations": wildhallucinations_case,
-    "hhem_summarization": hhem_case,
-    "anah_v2_ref": anah_case,
-    "faitheval_unanswerable": lambda tmp: faitheval_case(tmp, "unanswerable"),
-    "faitheval_inconsistent": lambda tmp: faitheval_case(tmp, "inconsistent"),
-    "faitheval_counterfactual": lambda tmp: faitheval_case(tmp, "counterfactual"),
-    "simpleqa_hallu": lambda tmp: short_answer_case(tmp, popqa=False),
-    "popqa_hallu": lambda tmp: short_answer_case(tmp, popqa=True),
-    **{name: (lambda n: lambda tmp: faithfulness_case(tmp, n))(name)
-       for name in ("faithfulness_rubric", "faithfulness_hhem", "faithfulness_baseline")},
-    **{name: halueval_case for name in BENCHMARKS if name.startswith("halueval_")},
+def judging_chain(benchmark: Benchmark) -> str:
+    """The benchmark's judging chain, ``module:function`` of its ``judge_item``."""
+    function = benchmark.judge_item
+    return f"{function.__module__}:{function.__qualname__}"
+
+
+# One case builder per judging chain; it builds the case of each benchmark the chain serves.
+CASE_BUILDERS: dict[str, Callable[[Path, Benchmark], Case]] = {
+    "hallu_metrics.precisewikiqa.chain:judge_item": precisewikiqa_case,
+    "hallu_metrics.longwiki.chain:judge_item": longwiki_case,
+    "hallu_metrics.nonexistent_refusal.chain:judge_item": nonexistent_case,
+    "hallu_metrics.wildhallucinations.chain:judge_item": wildhallucinations_case,
+    "hallu_metrics.hhem_summarization.chain:judge_item": hhem_case,
+    "hallu_metrics.anah.chain:judge_item": anah_case,
+    "hallu_metrics.faitheval.chain:keyword_judge.<locals>.judge_item": faitheval_case,
+    "hallu_metrics.faitheval.chain:judge_choice": faitheval_case,
+    "hallu_metrics.short_answer_qa.chain:judge_item": short_answer_case,
+    "hallu_metrics.faithfulness.chain:judge_reply": faithfulness_case,
+    "hallu_metrics.faithfulness.chain:judge_hhem": faithfulness_case,
+    "hallu_metrics.faithfulness.chain:judge_baseline": faithfulness_case,
+    "hallu_metrics.halueval.chain:judge_item": halueval_case,
+}
+# Every registered benchmark whose judging chain has a builder: CASES[name](tmp_path) -> its Case.
+CASES: dict[str, Callable[[Path], Case]] = {
+    name: functools.partial(CASE_BUILDERS[judging_chain(b)], benchmark=b)
+    for name, b in BENCHMARKS.items() if judging_chain(b) in CASE_BUILDERS
 }
 JUDGED = sorted(name for name, b in BENCHMARKS.items() if b.unreadable_metric)
 
@@ -320,6 +344,8 @@ def judged_records(name: str, case: Case, all_bad: bool = False) -> list[dict]:
 
 def lm_eval_values(name: str, records: list[dict], docs: list[dict]) -> dict[str, float]:
     """What lm-eval reports per metric: the task's process_results, then each metric_list aggregation."""
+    from lm_eval.api.registry import get_aggregation
+
     benchmark = BENCHMARKS[name]
     hook = RecordMetrics(benchmark)
     per_sample = [hook(doc, [json.dumps(record)]) for record, doc in zip(records, docs)]
@@ -338,14 +364,23 @@ def same(a: Any, b: Any) -> bool:
 
 
 def test_every_benchmark_has_a_case():
-    assert set(CASES) == set(BENCHMARKS)
+    """Every registered benchmark's judging chain has a case builder, and every builder serves a benchmark."""
+    missing = sorted(f"{name} ({judging_chain(b)})" for name, b in BENCHMARKS.items() if name not in CASES)
+    assert not missing, f"benchmarks whose judging chain has no CASE_BUILDERS entry: {missing}"
+    assert set(CASE_BUILDERS) <= {judging_chain(b) for b in BENCHMARKS.values()}, "a builder serves no benchmark"
 
 
 @pytest.mark.parametrize("name", sorted(BENCHMARKS))
 def test_lm_eval_score_and_evaluate_give_the_same_numbers(name, tmp_path):
     """The same judged records, unreadable and failed verdicts included: every metric agrees on the three paths."""
+    import evaluate
+
+    from hallu_metrics.evaluate_metrics import module_path
+
     case = CASES[name](tmp_path)
     benchmark = BENCHMARKS[name]
+    for doc in case.docs:  # the case's docs are the benchmark's
+        assert set(benchmark.required_doc_columns) <= set(doc), set(benchmark.required_doc_columns) - set(doc)
     records = judged_records(name, case)
     summary = benchmark.summarize(records, case.docs)
     unreadable = benchmark.unreadable_metric
