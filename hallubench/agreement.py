@@ -3,8 +3,11 @@ judges (HalluLens section 4: 96.67% abstention / 95.56% correctness agreement, 9
 LongWiki pipeline; FActScore section 3.3; SAFE section 4). Three forms (issue 25):
 
 - shipped labels: ``--task T [--role R] [--check C] --judge SPEC [--split S]`` calibrates the judge on the labelled
-  sets shipped with the package (``hallu_metrics.labelled_sets``), every check the role answers (or one), with the
-  holdout-only figures always printed too and the paper's own figure beside the user's;
+  sets shipped with the package (``hallu_metrics.labelled_sets``), every check the role answers (or one); only the
+  items of ``--split`` are judged, the holdout-only figures are printed too (from the same verdicts) and the paper's
+  own figure is set beside the user's holdout figure. The shipped labels are the maintainers' (written and labelled
+  with an AI coding assistant), so they show whether a judge follows the documented labelling rule, not how it
+  agrees with people (``SHIPPED_LABELS_NOTE``);
 - the user's labels: ``--check C --judge SPEC --labels FILE [--kind K]``;
 - judge against judge: ``--judge A --vs B --samples LOG [--role R] [--check C]`` (``hallubench.judge_comparison``).
 
@@ -21,11 +24,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hallubench.agreement_figures import KINDS, figures_for, headline, kind_tables, valid_label
+from hallubench.agreement_figures import KINDS, degenerate_line, figures_for, headline, kind_tables, valid_label
 from hallubench.errors import HallubenchError
 
 SPLITS = ("tuning", "holdout", "all")
 _NUMBER_FIGURES = ("kappa", "pearson", "spearman", "mae")
+SHIPPED_LABELS_NOTE = (
+    "Who labelled these items: the shipped sets were written and labelled by the hallubench maintainers with an AI "
+    "coding assistant (Claude), not by independent human annotators. Their figures show whether the judge follows "
+    "the documented labelling rule on these items; they are not a human-agreement figure comparable to the papers'. "
+    "For one, label items yourself and pass --labels (docs/agreement.md, 'Your own human labels').")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -86,6 +94,55 @@ def _shipped_kind(task: str, check: str) -> tuple[str | None, Any]:
 
     found = next((s for s in labelled_sets(task) if s.check == check), None)
     return (found.kind, found) if found else (None, None)
+
+
+class _Probed(Exception):
+    """Raised by ``_Unread`` when a rule reads its item."""
+
+
+class _Unread(dict):
+    """An item any read of which raises ``_Probed``: a rule asked about it shows whether it refuses every item
+    before reading one (as summary_consistency's rule does) without doing any work."""
+
+    def __getitem__(self, key: Any) -> Any:
+        raise _Probed
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        raise _Probed
+
+    def __contains__(self, key: object) -> bool:
+        raise _Probed
+
+
+def _refusal(kind: str, check: Any) -> str | None:
+    """Why a judge of ``kind`` cannot answer ``check`` (None when it can), found without judging anything."""
+    from hallu_metrics.judges.kinds import SCORER_KINDS
+
+    if kind == "rule":
+        if check.rule is None:
+            return "it has no rule"
+        try:
+            check.rule(_Unread())
+        except HallubenchError as exc:
+            return str(exc)
+        except Exception:  # the rule read the item (or failed on this empty one): it answers items
+            pass
+        return None
+    if kind in SCORER_KINDS:
+        return None if check.pair is not None else "a classifier scorer reads no (premise, hypothesis) pair of it"
+    return None if check.messages is not None and check.parse is not None else "it has no LLM prompt"
+
+
+def check_answerable(task: str, spec: str, checks: Sequence[Any]) -> None:
+    """One line naming every check the judge of ``spec`` cannot answer, before anything is judged."""
+    from hallu_metrics.judges.kinds import judge_kind
+
+    kind = judge_kind(spec)
+    refused = [(check.name, why) for check in checks if (why := _refusal(kind, check)) is not None]
+    if refused:
+        named = "; ".join(f"{name} ({why})" for name, why in refused)
+        raise HallubenchError(f"--judge {kind} cannot answer {len(refused)} check(s) of {task}: {named}; nothing was "
+                              "judged: choose the checks it answers with --check / --role, or another judge")
 
 
 def _ask(spec: str, questions: Sequence[tuple[Any, dict]]) -> list:
@@ -165,13 +222,20 @@ def _show(metric: str, value: float | None) -> str:
     return f"{value:.3f}" if on_a_scale or not 0 <= value <= 1 else f"{100 * value:.2f}%"
 
 
-def paper_line(paper: dict[str, Any], kind: str, figures: dict[str, Any]) -> str:
-    """The paper's figure beside the user's, marked as what it is: other items, other labellers, other judge."""
+def paper_line(paper: dict[str, Any], kind: str, figures: dict[str, Any] | None, on: str, shipped: bool) -> str:
+    """The paper's figure beside the user's figure ``on`` some items (the holdout items of a shipped set, or the
+    user's labels; ``figures`` None: none judged), marked as what it is: other items, other labellers, other judge."""
     metric = paper["metric"]
-    yours = _comparable(metric, kind, figures)
-    beside = f"; yours: {_show(metric, yours)} {metric.replace('_', ' ')}" if yours is not None else ""
-    return (f"Paper: {_show(metric, paper['value'])} {metric.replace('_', ' ')} ({paper['source']}){beside}. Not a "
-            "like-for-like comparison: the paper's judge was scored on other items by other labellers.")
+    name = metric.replace("_", " ")
+    if figures is None:
+        beside = f"; yours: not compared ({on})"
+    else:
+        yours = _comparable(metric, kind, figures)
+        beside = f"; yours: {_show(metric, yours)} {name} on {on}" if yours is not None else ""
+    labellers = ("human annotators; these labels are the maintainers' (written with an AI coding assistant), so "
+                 "they do not measure agreement with people" if shipped else "other labellers")
+    return (f"Paper: {_show(metric, paper['value'])} {name} ({paper['source']}){beside}. Not a like-for-like "
+            f"comparison: the paper's judge was scored on other items by {labellers}.")
 
 
 def _section(kind: str, check: str, human: Sequence[Any], judged: Sequence[Any], seed: int, **about: Any
@@ -184,6 +248,7 @@ def _user_labels(args: argparse.Namespace) -> list[dict[str, Any]]:
     from hallubench.sources.tables import iter_json_records
 
     check = _checks_by_name(args.task)[args.check]
+    check_answerable(args.task, args.judge, [check])
     shipped_kind, labelled = _shipped_kind(args.task, args.check)
     kind = args.kind or shipped_kind or "categorical"
     records = list(iter_json_records(args.labels))
@@ -198,8 +263,8 @@ def _user_labels(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 
 def _shipped(args: argparse.Namespace) -> list[dict[str, Any]]:
-    """The shipped sets of the task (those of ``--role`` / ``--check`` when given), each judged whole once; figures
-    on ``--split`` and on the holdout part."""
+    """The shipped sets of the task (those of ``--role`` / ``--check`` when given), only their ``--split`` items
+    judged, once; figures on them and on their holdout part (the same verdicts; None when ``--split tuning``)."""
     from hallu_metrics.labelled_sets import labelled_sets, read_labelled, sets_for_role
 
     chosen = sets_for_role(args.task, args.role) if args.role else labelled_sets(args.task)
@@ -211,7 +276,13 @@ def _shipped(args: argparse.Namespace) -> list[dict[str, Any]]:
                               "(bring your own with --labels)" if args.check else f"{args.task} has no shipped "
                               "labelled sets (bring your own with --labels)")
     checks = _checks_by_name(args.task)
-    records = {s.check: read_labelled(s, "all") for s in chosen}
+    check_answerable(args.task, args.judge, [checks[s.check] for s in chosen])
+    every = {s.check: read_labelled(s, "all") for s in chosen}
+    records = {check: [(where, r) for where, r in rows if args.split in ("all", r["split"])]
+               for check, rows in every.items()}
+    empty = next((s.check for s in chosen if not records[s.check]), None)
+    if empty is not None:
+        raise HallubenchError(f"--split {args.split}: the shipped set of {empty} has no such items")
     questions = [(checks[s.check], record) for s in chosen for _, record in records[s.check]]
     verdicts = iter(_ask(args.judge, questions))
     sections = []
@@ -219,23 +290,21 @@ def _shipped(args: argparse.Namespace) -> list[dict[str, Any]]:
         rows = records[labelled.check]
         human = _human_labels(labelled.kind, rows)
         judged = _judged_labels(labelled.kind, checks[labelled.check], [next(verdicts) for _ in rows])
-        splits = [record["split"] for _, record in rows]
-
-        def part(split: str, human: list = human, judged: list = judged, splits: list = splits
-                 ) -> tuple[list, list]:
-            keep = [i for i, s in enumerate(splits) if split in ("all", s)]
-            return [human[i] for i in keep], [judged[i] for i in keep]
-
+        counts = {s: sum(r["split"] == s for _, r in every[labelled.check]) for s in ("tuning", "holdout")}
         about = {"role": labelled.role, "labels": f"shipped set {labelled.path.name}", "split": args.split,
-                 "split_counts": {s: splits.count(s) for s in ("tuning", "holdout")},
+                 "split_counts": counts, "judged_items": len(rows), "labels_note": SHIPPED_LABELS_NOTE,
                  "provenance": {"labelled_by": labelled.labelled_by, "method": labelled.method,
                                 "timing": labelled.timing, "items_from": labelled.items_from},
                  "paper_figure": _paper(labelled)}
-        if not part(args.split)[0]:
-            raise HallubenchError(f"--split {args.split}: the shipped set of {labelled.check} has no such items")
-        section = _section(labelled.kind, labelled.check, *part(args.split), args.seed, **about)
-        holdout = part("holdout")
-        section["holdout"] = figures_for(labelled.kind, *holdout, args.seed) if holdout[0] else None
+        section = _section(labelled.kind, labelled.check, human, judged, args.seed, **about)
+        holdout = [i for i, (_, record) in enumerate(rows) if record["split"] == "holdout"]
+        if args.split == "holdout":
+            section["holdout"] = section["figures"]
+        elif holdout:
+            section["holdout"] = figures_for(labelled.kind, [human[i] for i in holdout], [judged[i] for i in holdout],
+                                             args.seed)
+        else:
+            section["holdout"] = None
         sections.append(section)
     return sections
 
@@ -282,6 +351,8 @@ def markdown(task: str, judge: str, sections: Sequence[dict[str, Any]], extra: d
     """The report: one section per check, then (for --vs) the headline moves."""
     lines: list[str] = []
     versus = extra is not None
+    if any(section.get("labels_note") for section in sections):
+        lines += [SHIPPED_LABELS_NOTE, ""]
     for section in sections:
         against = f"{extra['vs']} as the labels" if versus else section["labels"]
         role = f", role {section['role']}" if section.get("role") else ""
@@ -292,17 +363,18 @@ def markdown(task: str, judge: str, sections: Sequence[dict[str, Any]], extra: d
         if section.get("provenance"):
             p, counts = section["provenance"], section["split_counts"]
             lines += [f"Labels: {p['labelled_by']}; {p['method']}; {p['timing']}; items from {p['items_from']}. "
-                      f"Split {section['split']} ({counts['tuning']} tuning + {counts['holdout']} holdout items).", ""]
+                      f"Split {section['split']} ({counts['tuning']} tuning + {counts['holdout']} holdout items; "
+                      f"{section['judged_items']} judged).", ""]
         if section["figures"] is None:
             lines += ["No figures: no readable verdict to compare with.", ""]
             continue
-        lines += [headline(section["kind"], section["figures"]), ""]
+        lines += _figure_lines(section["kind"], section["figures"])
         if "holdout" in section:
-            holdout = headline(section["kind"], section["holdout"]) if section["holdout"] else "no holdout items."
-            lines += [f"Holdout only (items not seen while the rules and prompts were written; the tuning items may "
-                      f"have been used to tune them, so their figures can flatter the rule judge): {holdout}", ""]
+            lines += _figure_lines(section["kind"], section["holdout"], "Holdout only (items not seen while the rules "
+                                   "and prompts were written; the tuning items may have been used to tune them, so "
+                                   "their figures can flatter the rule judge): ", "not judged (--split tuning).")
         if section.get("paper_figure"):
-            lines += [paper_line(section["paper_figure"], section["kind"], section["figures"]), ""]
+            lines += [_paper_beside(section), ""]
         tables = kind_tables(section["kind"], section["figures"])
         lines += [*tables, ""] if tables else []
     if versus and not sections:
@@ -319,6 +391,25 @@ def markdown(task: str, judge: str, sections: Sequence[dict[str, Any]], extra: d
                          + (f"[{show(ci[0])}, {show(ci[1])}]" if ci else "n/a") + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _figure_lines(kind: str, figures: dict[str, Any] | None, lead: str = "", missing: str = "") -> list[str]:
+    """The headline of a figure set after ``lead`` (``missing`` when there is none), and its degenerate-judge line."""
+    if figures is None:
+        return [lead + missing, ""]
+    degenerate = degenerate_line(kind, figures)
+    return [lead + headline(kind, figures), "", *([degenerate, ""] if degenerate else [])]
+
+
+def _paper_beside(section: dict[str, Any]) -> str:
+    """The paper line of a section: beside the holdout figures of a shipped set, beside all of the user's labels."""
+    paper, kind = section["paper_figure"], section["kind"]
+    if "holdout" not in section:
+        return paper_line(paper, kind, section["figures"], "your labels", shipped=False)
+    holdout = section["holdout"]
+    on = (f"the {holdout['n']} holdout items"
+          if holdout else "the paper's figure is set beside the holdout figure, and --split tuning judges none")
+    return paper_line(paper, kind, holdout, on, shipped=True)
 
 
 def _rate(value: float | None) -> str:

@@ -8,7 +8,10 @@
   compared as numbers, and "no claim" vs "some claim" compared as a label. The claims' wording is not compared.
 
 Every figure is over the items the judge answered readably, with a seeded percentile bootstrap 95% interval over
-items; the share of unreadable or failed verdicts is reported apart (it counts in no other figure).
+items; the share of unreadable or failed verdicts is reported apart (it counts in no other figure). Kappa is undefined
+on a resample holding one label only; such resamples are left out of its interval and counted
+(``kappa_resamples_dropped``). A judge that gives one label only, or never gives a label the labels use, is named as
+degenerate (``degenerate``): its agreement and kappa cannot show it finding that label.
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ def agreement_figures(human: Sequence[str], judged: Sequence[str | None], seed: 
     pairs, result = _paired(human, judged)
     if not pairs:
         return {**result, "accuracy": None, "kappa": None, "labels": [], "confusion": [], "per_label": {},
-                "interval95": {"accuracy": None, "kappa": None}}
+                "interval95": {"accuracy": None, "kappa": None}, "kappa_resamples_dropped": None, "degenerate": None}
     truth, verdicts = [h for h, _ in pairs], [j for _, j in pairs]
     labels = sorted(set(truth) | set(verdicts))
     with warnings.catch_warnings():  # one label only: scikit-learn warns, the figures are still right
@@ -91,6 +94,7 @@ def agreement_figures(human: Sequence[str], judged: Sequence[str | None], seed: 
     draws = bootstrap_draws(len(pairs), seed, "agreement bootstrap")
     codes = {label: i for i, label in enumerate(labels)}
     truth_codes, verdict_codes = np.array([codes[t] for t in truth]), np.array([codes[v] for v in verdicts])
+    kappas = _kappas(truth_codes, verdict_codes, len(labels), draws)
     return {
         **result,
         "accuracy": float(accuracy_score(truth, verdicts)),
@@ -101,9 +105,20 @@ def agreement_figures(human: Sequence[str], judged: Sequence[str | None], seed: 
                       for label, p, r, s in zip(labels, precision, recall, support)},
         "interval95": {
             "accuracy": percentile_interval((truth_codes == verdict_codes)[draws].mean(axis=1)),
-            "kappa": percentile_interval(_kappas(truth_codes, verdict_codes, len(labels), draws)),
+            "kappa": percentile_interval(kappas),
         },
+        "kappa_resamples_dropped": int(np.isnan(kappas).sum()),
+        "degenerate": degenerate(truth, verdicts),
     }
+
+
+def degenerate(truth: Sequence[str], verdicts: Sequence[str]) -> dict[str, Any] | None:
+    """How a judge's readable verdicts fall short of the labels' range, None when they do not: the labels it gives
+    (one only is degenerate whatever the labels are) and the labels the human labels use that it never gives."""
+    given, never = sorted(set(verdicts)), sorted(set(truth) - set(verdicts))
+    if len(given) > 1 and not never:
+        return None
+    return {"judge_labels": given, "never_given": {label: truth.count(label) for label in never}}
 
 
 def _correlation(method: Callable, a: Sequence[float], b: Sequence[float]) -> float | None:
@@ -182,6 +197,31 @@ def _ci(interval: Sequence[float] | None, show: Callable[[float | None], str]) -
     return f" [{show(interval[0])}, {show(interval[1])}]" if interval else ""
 
 
+def degenerate_line(kind: str, figures: dict[str, Any]) -> str | None:
+    """The line that names a degenerate judge (categorical verdicts, or claims' none/some), None for another."""
+    if kind == "numeric":
+        return None
+    labelled = figures["presence"] if kind == "claims" else figures
+    found = labelled["degenerate"]
+    if found is None:
+        return None
+    parts = []
+    if len(found["judge_labels"]) == 1:
+        parts.append(f"it gave one label only ({found['judge_labels'][0]}), so its kappa is 0 (or undefined) by "
+                     "construction and its agreement is the share of items carrying that label")
+    if found["never_given"]:
+        never = ", ".join(f"{label} ({count} of {labelled['readable']} items)"
+                          for label, count in found["never_given"].items())
+        parts.append(f"it never answered {never}, so it cannot find those items")
+    return f"Degenerate judge on these items: {'; '.join(parts)}."
+
+
+def _dropped(figures: dict[str, Any]) -> str:
+    dropped = figures["kappa_resamples_dropped"]
+    return (f" Kappa is undefined (one label only) in {dropped} of {BOOTSTRAP_RESAMPLES} resamples, left out of its "
+            "interval." if dropped else "")
+
+
 def headline(kind: str, figures: dict[str, Any]) -> str:
     """One line: how many items, how many readable, and the kind's main figures with their 95% intervals."""
     start = (f"{figures['n']} items, {figures['readable']} with a readable verdict (unreadable "
@@ -198,10 +238,11 @@ def headline(kind: str, figures: dict[str, Any]) -> str:
                 f"{_number(counts['judge_mean'])}; Pearson r of the counts {_number(counts['pearson'])}"
                 f"{_ci(ci['pearson'], _number)}, mean absolute error {_number(counts['mae'])}{_ci(ci['mae'], _number)}"
                 f"; no claim vs some claim: agreement {_share(presence['accuracy'])}{_ci(pci['accuracy'], _share)}, "
-                f"kappa {_number(presence['kappa'])}{_ci(pci['kappa'], _number)} (95% bootstrap intervals).")
+                f"kappa {_number(presence['kappa'])}{_ci(pci['kappa'], _number)} (95% bootstrap intervals)."
+                + _dropped(presence))
     ci = figures["interval95"]
     return (f"{start} Agreement {_share(figures['accuracy'])}{_ci(ci['accuracy'], _share)}, Cohen's kappa "
-            f"{_number(figures['kappa'])}{_ci(ci['kappa'], _number)} (95% bootstrap intervals).")
+            f"{_number(figures['kappa'])}{_ci(ci['kappa'], _number)} (95% bootstrap intervals)." + _dropped(figures))
 
 
 def label_tables(figures: dict[str, Any]) -> list[str]:

@@ -103,17 +103,20 @@ def test_claims_figures_on_a_table_worked_by_hand():
 
 def test_the_papers_figure_is_printed_beside_the_users_and_marked():
     paper = {"value": 0.9556, "metric": "agreement", "source": "HalluLens section 4"}
-    line = paper_line(paper, "categorical", {"accuracy": 0.75})
-    assert line.startswith("Paper: 95.56% agreement (HalluLens section 4); yours: 75.00% agreement.")
+    line = paper_line(paper, "categorical", {"accuracy": 0.75}, "your labels", shipped=False)
+    assert line.startswith("Paper: 95.56% agreement (HalluLens section 4); yours: 75.00% agreement on your labels.")
     assert "other items by other labellers" in line
+    shipped = paper_line(paper, "categorical", {"accuracy": 0.75}, "the 4 holdout items", shipped=True)
+    assert "yours: 75.00% agreement on the 4 holdout items." in shipped and "the maintainers'" in shipped
     error = paper_line({"value": 0.02, "metric": "error_rate", "source": "FActScore section 3.3"}, "categorical",
-                       {"accuracy": 0.9})
-    assert "Paper: 2.00% error rate (FActScore section 3.3); yours: 10.00% error rate." in error
+                       {"accuracy": 0.9}, "your labels", shipped=False)
+    assert "Paper: 2.00% error rate (FActScore section 3.3); yours: 10.00% error rate on your labels." in error
     pipeline = paper_line({"value": 0.768, "metric": "pipeline_agreement", "source": "HalluLens section 4"},
-                          "categorical", {"accuracy": 0.9})
+                          "categorical", {"accuracy": 0.9}, "your labels", shipped=False)
     assert "yours" not in pipeline  # a whole-pipeline figure has no counterpart in one check's figures
-    pearson = paper_line({"value": 0.5, "metric": "pearson", "source": "s"}, "numeric", {"pearson": 0.25})
-    assert "Paper: 0.500 pearson (s); yours: 0.250 pearson." in pearson
+    pearson = paper_line({"value": 0.5, "metric": "pearson", "source": "s"}, "numeric", {"pearson": 0.25},
+                         "your labels", shipped=False)
+    assert "Paper: 0.500 pearson (s); yours: 0.250 pearson on your labels." in pearson
 
 
 LABELS = [  # the rule judge reads the first two as abstentions; the human disagrees on the third
@@ -160,7 +163,8 @@ def test_user_labels_of_another_kind(tmp_path, capsys):
     (["--check", "grading"], LABELS, "precisewikiqa has no such check (its checks: abstention, correctness)"),
     ([], [{k: v for k, v in LABELS[0].items() if k != "label"}], "labels.jsonl:1: no 'label' field"),
     ([], [{**LABELS[0], "label": ["a list"]}], "labels.jsonl:1: label ['a list'] is not a categorical label"),
-    ([], [{"question": "Q?", "label": True}], "labels.jsonl:1: the record lacks the field 'response' that check abstention reads"),
+    ([], [{"question": "Q?", "label": True}],
+     "labels.jsonl:1: the record lacks the field 'response' that check abstention reads"),
     (["--labels", "labels.json", "--out", "labels.json"], LABELS, "is also an input of this run"),
     (["--role", "judge_claims"], LABELS, "--role judge_claims: precisewikiqa has no such judge role (its roles: "
      "judge)"),
