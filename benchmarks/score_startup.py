@@ -136,7 +136,9 @@ def import_profile(command: list[str], cache: Path) -> tuple[dict[str, float], d
     for line in err.splitlines():
         if line.startswith("import time:") and "self [us]" not in line:
             own_us, _, name = line.split(":", 1)[1].split("|")
-            rows.append((int(own_us), (len(name) - len(name.lstrip()) - 1) // 2, name.strip()))
+            # max: an import in a judging thread (encodings.idna) can come out negative, the main thread's time
+            # taken off it
+            rows.append((max(int(own_us), 0), (len(name) - len(name.lstrip()) - 1) // 2, name.strip()))
     totals: dict[str, float] = defaultdict(float)
     ancestors: dict[int, list[str]] = {}
     stack: list[str] = []
