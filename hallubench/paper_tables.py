@@ -7,7 +7,8 @@ hallubench metric). A user's row sits beside a paper row only when the two model
 are compared after :func:`model_key` (case, org prefix, separators, version punctuation, GGUF quantisation suffix)
 and through each table's explicit ``aliases`` (model ids the paper names); nothing closer than that counts. Each
 matched model gets a line naming the settings in which the user's run differs from the paper's: judge, test set,
-decoding (when the results file records it) and quantised weights."""
+decoding (when the results file records it) and quantised weights. The papers' own inconsistencies are shipped as
+printed, each table's ``caveats`` saying where, and are printed under the table."""
 
 from __future__ import annotations
 
@@ -57,6 +58,7 @@ _SCHEMA = {  # the shape of a published.yaml
                                                      "additionalProperties": {"type": "number"}}}},
             "columns": {"type": "array", "minItems": 1, "items": _COLUMN},
             "aliases": {"type": "object", "additionalProperties": {"type": "string"}},
+            "caveats": {"type": "array", "items": {"type": "string", "minLength": 1}},
             "rows": {"type": "array", "minItems": 1, "items": {
                 "type": "object", "required": ["model", "values"], "additionalProperties": False,
                 "properties": {"model": {"type": "string"}, "match": {"type": "string"}, "task": {"type": "string"},
@@ -100,6 +102,7 @@ class PaperTable:
     columns: tuple[Column, ...]
     aliases: Mapping[str, str]  # model_key of a model id the paper names -> model_key of its row
     rows: tuple[PaperRow, ...]
+    caveats: tuple[str, ...]  # where the published figures disagree with themselves or with the method they state
 
 
 def model_key(name: str) -> tuple[str, str | None]:
@@ -169,7 +172,8 @@ def _table(data: Mapping[str, Any], table: Mapping[str, Any], where: str) -> Pap
         aliases[alias_key] = target_key
     settings = table["settings"]
     return PaperTable(data["paper"], benchmark.name, table["source"], table["digits"], settings["judge"],
-                      settings["set"], settings["decoding"], columns, aliases, tuple(rows))
+                      settings["set"], settings["decoding"], columns, aliases, tuple(rows),
+                      tuple(table.get("caveats", ())))
 
 
 @functools.cache
@@ -351,6 +355,8 @@ def table_markdown(table: PaperTable, rows: Sequence[Row]) -> str:
                 notes.append(f"- {paper_row.model} ← {Path(row['source']).name}: settings that differ: "
                              + "; ".join(differences(table, row)))
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    if table.caveats:
+        lines += ["", "Caveats (the published figures are shipped as printed):", *(f"- {c}" for c in table.caveats)]
     unmatched = [r for r in mine if _find(table, r) is None]
     if notes:
         lines += ["", *notes]

@@ -146,3 +146,49 @@ def test_a_judge_that_cannot_answer_a_check_is_refused_before_anything_is_judged
     run = run_cli("agreement", "--task", "hhem_summarization", "--check", "summary_consistency", "--judge", "rule",
                   "--labels", labels)
     assert run.returncode == 2 and asked == [] and "cannot answer 1 check(s)" in run.stderr
+
+
+def test_report_paper_prints_the_vectara_attribution_its_readme_states():
+    run = run_cli("report", "--paper", "hhem_summarization")
+    assert run.returncode == 0, run.stderr
+    assert "HHEM-2.3" not in run.stdout and "1,006 documents" not in run.stdout.split("Caveats")[0]
+    assert "Vectara hallucination leaderboard (HHEM-2.1; 1,000 documents, rates over the 831 every model " \
+           "summarised)" in run.stdout
+    assert "Paper settings: judge HHEM-2.1; " in run.stdout and "decoding: temperature=0." in run.stdout
+
+
+@pytest.mark.parametrize("paper, caveat", [
+    ("hhem_summarization", "- Two rows do not add up to 100% as printed: Google Gemini-1.5-Pro-002 (hallucination "
+     "rate 6.6% + factual consistency rate 93.7% = 100.3%) and XAI Grok-3-Beta (2.1% + 97.8% = 99.9%)."),
+    ("wildhallucinations", "- Gemini 1.5 Pro's row repeats Llama-3-70B's %Responding (88.07) and #Facts/Res (30.27) "
+     "exactly"),
+    ("faithfulness", "gives 22 of its 26 deltas to two digits. The 4 others are extrinsic: HHEM-extrinsic -0.61 "
+     "(computed -0.616) and HHEM-intrinsic -0.38 (-0.374), both within the rounding of the printed scores; HHEM -0.33 "
+     "(-0.196) and Llama3.1-8B -0.28 (-0.13), which no rounding explains."),
+])
+def test_report_paper_prints_the_papers_inconsistencies_under_their_tables(paper, caveat):
+    run = run_cli("report", "--paper", paper)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if caveat in line)
+    header = max(i for i in range(at) if lines[i] == "Caveats (the published figures are shipped as printed):")
+    assert all(line.startswith("- ") for line in lines[header + 1:at + 1])
+    assert lines[header - 1] == "" and lines[header - 2].startswith("| ")  # right under the table's last row
+
+
+def test_the_shipped_caveats_hold_for_the_shipped_numbers():
+    """The inconsistencies the caveats name are in the shipped rows, and the delta rule fits exactly 22 of 26."""
+    from hallubench.paper_tables import published_tables
+
+    vectara = published_tables("hhem_summarization")[0]
+    off = {r.model for r in vectara.rows if abs(r.values[0] + r.values[1] - 100) > 0.05}
+    assert off == {"Google Gemini-1.5-Pro-002", "XAI Grok-3-Beta"}
+    table4 = next(t for t in published_tables("wildhallucinations") if t.source.startswith("Table 4"))
+    rows = {r.model: r.values for r in table4.rows}
+    assert rows["Gemini 1.5 Pro"] == rows["Llama-3-70B"]
+    progression = published_tables("faithfulness")[0]
+    misses = [(r.model, kind) for r in progression.rows for kind, (start, end, delta) in
+              (("intrinsic", r.values[:3]), ("extrinsic", r.values[3:])) if round((end - start) / 5, 2) != delta]
+    assert len(misses) == 4 and len(progression.rows) * 2 == 26
+    assert misses == [("HHEM-extrinsic", "extrinsic"), ("HHEM-intrinsic", "extrinsic"), ("HHEM", "extrinsic"),
+                      ("Llama3.1-8B", "extrinsic")]
