@@ -14,18 +14,22 @@ Label = Any  # bool, str or a number, depending on the check
 
 @dataclass(frozen=True)
 class Verdict:
-    """A judge's answer for one item. ``label`` is None unless ``status == "ok"``."""
+    """A judge's answer for one item. ``label`` is None unless ``status == "ok"``. ``raw`` is the judge's reply (the
+    rule judge's: ``rule``, or ``rule: REASON``); ``first_reply`` the LLM judge's first reply when it could not be
+    read and the reminder turn was sent (``raw`` is then the reply to the reminder)."""
 
     label: Label
     status: str  # "ok" | "unparseable" | "failed"
     raw: str
+    first_reply: str | None = None
 
     @property
     def ok(self) -> bool:
         return self.status == "ok"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The verdict as a record field; ``first_reply`` only when there was one."""
+        return {k: v for k, v in asdict(self).items() if k != "first_reply" or v is not None}
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,9 @@ class Check:
 
     - LLM judges: ``messages`` builds the prompt, ``parse`` reads a reply (None = unreadable) and
       ``reminder`` is the follow-up turn sent once when a reply could not be read;
-    - the rule judge: ``rule`` is the rule-based method, when a published one exists;
+    - the rule judge: ``rule`` is the rule-based method, when a published one exists; ``why`` (optional) gives the
+      reason for its label on an item (the phrase it matched, the overlap score, the evidence it used), written
+      into the verdict's raw as ``rule: REASON`` (None: nothing to say, raw stays ``rule``);
     - classifier scorers (NLI / HHEM): ``pair`` gives (premise, hypothesis) and ``from_probability``
       turns P(consistent) into the label (default: the probability itself);
     - ``structured``: the reply's JSON schema, sent as ``response_format`` when the judge spec says
@@ -48,6 +54,7 @@ class Check:
     parse: Callable[[str], Label | None] | None = None
     reminder: str = ""
     rule: Callable[[dict], Label] | None = None
+    why: Callable[[dict], str | None] | None = None  # the rule's reason on an item (not a label: no fingerprint)
     pair: Callable[[dict], tuple[str, str]] | None = None
     from_probability: Callable[[float], Label] | None = None
     max_tokens: int = 128

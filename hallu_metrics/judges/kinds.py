@@ -32,14 +32,16 @@ SCORER_KINDS = ("hhem", "nli")
 
 
 class RuleJudge:
-    """Runs each check's ``rule``; a check without a published rule is an error, not a guess."""
+    """Runs each check's ``rule``; a check without a published rule is an error, not a guess. The verdict's raw is
+    ``rule``, or ``rule: REASON`` when the check's ``why`` gives one."""
 
     spec = "rule"
 
     async def ask(self, check: Check, item: dict) -> Verdict:
         if check.rule is None:
             raise HallubenchError(f"the rule judge has no method for {check.name!r}: use an LLM judge spec")
-        return Verdict(check.rule(item), "ok", "rule")
+        why = check.why(item) if check.why is not None else None
+        return Verdict(check.rule(item), "ok", f"rule: {why}" if why else "rule")
 
     def report(self) -> dict[str, int]:
         return {"calls": 0, "cached": 0, "failed": 0}

@@ -56,6 +56,7 @@ class LLMJudge:
             return check.parse(schema.reply_text(text) if schema is not None else text)
 
         verdict = Verdict(None, "unparseable", "")
+        first: str | None = None  # the first reply, when it could not be read and the reminder was sent
         for _ in range(self.parse_retries + 1):
             request = ChatRequest.from_messages(
                 conversation, temperature=TEMPERATURE, max_tokens=check.max_tokens, response_format=response_format
@@ -64,7 +65,7 @@ class LLMJudge:
             if completion.cached and self.retry_unparseable and read(completion.text or "") is None:
                 completion = await self.client.acomplete(request, refresh=True)  # re-ask a cached unreadable reply
             if not completion.ok:
-                return Verdict(None, "failed", redact(completion.error or ""))
+                return Verdict(None, "failed", redact(completion.error or ""), first)
             text = redact(completion.text or "")
             if schema is not None and not self.schema_ignored and not schema.conforms(text):
                 self.schema_ignored = True
@@ -73,8 +74,9 @@ class LLMJudge:
                       file=sys.stderr)
             parsed = read(text)
             if parsed is not None:
-                return Verdict(parsed, "ok", text)
-            verdict = Verdict(None, "unparseable", text)
+                return Verdict(parsed, "ok", text, first)
+            verdict = Verdict(None, "unparseable", text, first)
+            first = text if first is None else first
             conversation = conversation + [
                 {"role": "assistant", "content": text},
                 {"role": "user", "content": check.reminder},

@@ -58,6 +58,28 @@ def contains_abstention_phrase(response: str) -> bool:
     return any(phrase in text for phrase in ABSTENTION_PHRASES)
 
 
+def _first_found(text: str, phrases: tuple[str, ...], patterns: tuple[tuple[str, re.Pattern[str]], ...],
+                 phrase_kind: str) -> str | None:
+    """``matched KIND "TEXT"`` for the first of ``phrases`` in ``text``, else for the first of the (kind,
+    pattern) pairs that matches; None when nothing does."""
+    phrase = next((p for p in phrases if p in text), None)
+    if phrase is not None:
+        return f'matched {phrase_kind} "{phrase}"'
+    for kind, pattern in patterns:
+        found = pattern.search(text)
+        if found is not None:
+            return f'matched {kind} "{found[0]}"'
+    return None
+
+
+def abstention_precisewikiqa(response: str) -> str | None:
+    """What makes ``response`` an abstention under PreciseWikiQA's rule (``is_abstention_precisewikiqa``), as
+    the rule judge's reason (``matched abstention phrase "I'm not sure"``); None when it does not abstain."""
+    return _first_found(_straight(response), (*KNOWLEDGE_LACK_PHRASES, *OTHER_ABSTENTION_PHRASES),
+                        (("request for more information", INFORMATION_REQUEST),
+                         ("lack-of-knowledge statement", LACK_OF_KNOWLEDGE)), "abstention phrase")
+
+
 def is_abstention_precisewikiqa(response: str) -> bool:
     """PreciseWikiQA's abstention rule (HalluLens 3.1.2: abstaining for lack of knowledge, access or
     certainty; correcting the question's premise is not abstaining).
@@ -67,12 +89,7 @@ def is_abstention_precisewikiqa(response: str) -> bool:
     by its lack-of-knowledge clause), "provide more" only as a request to the user
     (``INFORMATION_REQUEST``), plus first-person lack-of-knowledge statements (``LACK_OF_KNOWLEDGE``).
     """
-    text = _straight(response)
-    return (
-        any(phrase in text for phrase in (*KNOWLEDGE_LACK_PHRASES, *OTHER_ABSTENTION_PHRASES))
-        or INFORMATION_REQUEST.search(text) is not None
-        or LACK_OF_KNOWLEDGE.search(text) is not None
-    )
+    return abstention_precisewikiqa(response) is not None
 
 
 # NonExistentRefusal (HalluLens 3.3). Denials of the entity's existence or reality, complete in
@@ -121,23 +138,30 @@ def _entity_object(name: str) -> re.Pattern[str]:
     )
 
 
+def disbelief_by_rule(response: str, name: str = "") -> str | None:
+    """What makes ``response`` not believe in the entity ``name`` under ``believes_by_rule``, as the rule judge's
+    reason (``matched existence denial "does not exist"``); None when it believes."""
+    text = _straight(response)
+    found = _first_found(text, (*APOLOGY_PHRASES, *PREMISE_CORRECTION_PHRASES, *OTHER_ABSTENTION_PHRASES),
+                         (("request for more information", INFORMATION_REQUEST),
+                          ("existence denial", EXISTENCE_DENIALS)), "abstention phrase")
+    if found is not None:
+        return found
+    entity = _entity_object(name)
+    for match in KNOWLEDGE_DENIALS.finditer(text):
+        clause = _SENTENCE_END.split(text[match.end():], maxsplit=1)[0]
+        if entity.match(clause) or re.search(r"\bexist", clause, re.IGNORECASE):
+            return f'matched knowledge denial "{match[0]}" about the entity or its existence'
+    return None
+
+
 def believes_by_rule(response: str, name: str = "") -> bool:
     """NonExistentRefusal's rule: the response believes the entity ``name`` exists unless it contains
     an apology, a premise correction or another object-free WildHallucinations phrase, a request
     for more information, an existence denial (``EXISTENCE_DENIALS``), or a knowledge denial
     (``KNOWLEDGE_DENIALS``) whose object, in the same sentence, is the entity or its existence.
     Denials about attributes ("no known cure", "no evidence that it works") leave it believing."""
-    text = _straight(response)
-    if any(p in text for p in (*APOLOGY_PHRASES, *PREMISE_CORRECTION_PHRASES, *OTHER_ABSTENTION_PHRASES)):
-        return False
-    if INFORMATION_REQUEST.search(text) or EXISTENCE_DENIALS.search(text):
-        return False
-    entity = _entity_object(name)
-    for match in KNOWLEDGE_DENIALS.finditer(text):
-        clause = _SENTENCE_END.split(text[match.end():], maxsplit=1)[0]
-        if entity.match(clause) or re.search(r"\bexist", clause, re.IGNORECASE):
-            return False
-    return True
+    return disbelief_by_rule(response, name) is None
 
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -162,19 +186,35 @@ def _numbers(text: str) -> list[float]:
     return values
 
 
-def matches_gold(response: str, gold: str) -> bool:
-    """True when the normalised gold answer occurs in the response as whole words, when every
-    content word of the gold answer does, or (numeric gold) when the response states the number,
-    possibly more precisely (a value that rounds to the gold value counts)."""
+def gold_match(response: str, gold: str) -> str | None:
+    """How ``response`` matches the gold answer under ``matches_gold``: ``as words``, ``as the number 1912``
+    or ``every word``; None when it does not."""
     norm_gold, norm_resp = normalize_answer(gold), normalize_answer(response)
     if not norm_gold:
-        return False
+        return None
     if f" {norm_gold} " in f" {norm_resp} ":
-        return True
+        return "as words"
     gold_numbers = _numbers(gold)
     if gold_numbers and len(gold_numbers) == 1 and not re.sub(r"[\d,.\s-]", "", gold).strip():
         target = gold_numbers[0]
         decimals = len(gold.split(".")[1]) if "." in gold else 0
-        return any(round(v, decimals) == target for v in _numbers(response))
+        stated = next((v for v in _numbers(response) if round(v, decimals) == target), None)
+        return None if stated is None else f"as the number {int(stated) if stated.is_integer() else stated}"
     gold_words, resp_words = set(norm_gold.split()), set(norm_resp.split())
-    return len(gold_words) > 1 and gold_words <= resp_words
+    return "every word" if len(gold_words) > 1 and gold_words <= resp_words else None
+
+
+def matches_gold(response: str, gold: str) -> bool:
+    """True when the normalised gold answer occurs in the response as whole words, when every
+    content word of the gold answer does, or (numeric gold) when the response states the number,
+    possibly more precisely (a value that rounds to the gold value counts)."""
+    return gold_match(response, gold) is not None
+
+
+def gold_reason(response: str, gold: str) -> str:
+    """The rule judge's reason for a ``matches_gold`` grade: ``gold "Paris" found in the response as words`` or
+    ``gold "Paris" not found in the response (normalised: "paris")``."""
+    how = gold_match(response, gold)
+    if how is not None:
+        return f'gold "{gold}" found in the response {how}'
+    return f'gold "{gold}" not found in the response (normalised: "{normalize_answer(gold)}")'

@@ -67,14 +67,31 @@ def names(text: str) -> set[str]:
     return content_words(" ".join(w for w in raw if w[:1].isupper()))
 
 
-def supported_by_overlap(claim: str, passages: Sequence[str]) -> bool:
-    """OFFLINE STAND-IN verdict for one claim (see the module docstring); no passages = not supported."""
+def overlap_verdict(claim: str, passages: Sequence[str]) -> tuple[bool, str]:
+    """``supported_by_overlap``'s verdict with its reason, for the rule judge: the passage (numbered from 1, as the
+    LLM judge's prompt numbers them) that supports the claim and its word coverage, else the best-covering passage
+    and what it lacks."""
     words, claim_numbers, claim_names = content_words(claim), numbers(claim), names(claim)
     if not words:
-        return False
-    for passage in passages:
+        return False, "the claim has no content word"
+    best: tuple[float, int, str] | None = None  # (coverage, passage number, what it lacks)
+    for number, passage in enumerate(passages, start=1):
         evidence = content_words(passage)
-        if claim_numbers <= numbers(passage) and claim_names <= evidence:
-            if len(words & evidence) / len(words) >= MIN_COVERAGE:
-                return True
-    return False
+        coverage = len(words & evidence) / len(words)
+        lacking = [f"{kind} {', '.join(sorted(missing))}" for kind, missing in (
+            ("numbers", claim_numbers - numbers(passage)), ("names", claim_names - evidence)) if missing]
+        if not lacking and coverage >= MIN_COVERAGE:
+            return True, (f"passage {number} covers {coverage:.2f} >= {MIN_COVERAGE} of the claim's content words, "
+                          "with its numbers and names")
+        if best is None or coverage > best[0]:
+            best = (coverage, number, "; lacks " + "; ".join(lacking) if lacking else "")
+    if best is None:
+        return False, "no evidence passage"
+    coverage, number, lacks = best
+    return False, (f"best passage {number} covers {coverage:.2f} of the claim's content words "
+                   f"(needs {MIN_COVERAGE}){lacks}")
+
+
+def supported_by_overlap(claim: str, passages: Sequence[str]) -> bool:
+    """OFFLINE STAND-IN verdict for one claim (see the module docstring); no passages = not supported."""
+    return overlap_verdict(claim, passages)[0]

@@ -15,7 +15,7 @@ from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.parsing import parse_json_bool
 from hallu_metrics.judges.prompts import few_shot_judgement
-from hallu_metrics.judges.rules import is_abstention_precisewikiqa
+from hallu_metrics.judges.rules import abstention_precisewikiqa
 from hallu_metrics.longform.sentences import split_sentences
 
 OPENING_SENTENCES = 2
@@ -54,11 +54,17 @@ def _messages(item: dict) -> list[dict[str, str]]:
     )
 
 
+def decline_by_rule(response: str) -> str | None:
+    """What makes ``response`` decline under ``knowledgeable_by_rule``, as the rule judge's reason; None when it
+    tries to answer."""
+    found = abstention_precisewikiqa(" ".join(split_sentences(response)[:OPENING_SENTENCES]))
+    return None if found is None else f"the opening sentences abstain: {found}"
+
+
 def knowledgeable_by_rule(response: str) -> bool:
     """OFFLINE STAND-IN: knowledgeable unless the opening sentences abstain (see the module docstring); an
     empty reply declines nothing, it has no claims."""
-    opening = " ".join(split_sentences(response)[:OPENING_SENTENCES])
-    return not is_abstention_precisewikiqa(opening)
+    return decline_by_rule(response) is None
 
 
 KNOWLEDGEABLE = Check(  # label True: the reply tries to answer; False: it declines (a refusal)
@@ -68,5 +74,6 @@ KNOWLEDGEABLE = Check(  # label True: the reply tries to answer; False: it decli
     reminder='Answer with exactly {"is_knowledgeable": true} or {"is_knowledgeable": false}.',
     structured=structured.boolean("is_knowledgeable"),
     rule=lambda item: knowledgeable_by_rule(item["response"]),
+    why=lambda item: decline_by_rule(item["response"]),
     max_tokens=32,
 )

@@ -16,7 +16,7 @@ from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.parsing import parse_json_bool
 from hallu_metrics.judges.prompts import DATA_NOTICE, data_block
-from hallu_metrics.longform.overlap import supported_by_overlap
+from hallu_metrics.longform.overlap import overlap_verdict, supported_by_overlap
 
 _SYSTEM = (
     "You check one claim against evidence passages (from Wikipedia or from web pages about the topic).\n"
@@ -81,5 +81,6 @@ VERIFICATION = Check(
     reminder='Answer with exactly {"is_supported": true} or {"is_supported": false}.',
     structured=structured.boolean("is_supported"),
     rule=lambda item: supported_by_overlap(item["claim"], [p["text"] for p in item["passages"]]),
+    why=lambda item: overlap_verdict(item["claim"], [p["text"] for p in item["passages"]])[1],
     max_tokens=32,
 )

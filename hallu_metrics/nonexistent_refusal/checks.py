@@ -6,7 +6,7 @@ from __future__ import annotations
 from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.parsing import parse_json_bool
-from hallu_metrics.judges.rules import believes_by_rule
+from hallu_metrics.judges.rules import believes_by_rule, disbelief_by_rule
 from hallu_metrics.nonexistent_refusal.prompts import does_believe_messages
 
 DOES_BELIEVE = Check(
@@ -16,5 +16,6 @@ DOES_BELIEVE = Check(
     reminder='Answer with exactly {"does_believe": true} or {"does_believe": false}.',
     structured=structured.boolean("does_believe"),
     rule=lambda item: believes_by_rule(item["response"], item["name"]),
+    why=lambda item: disbelief_by_rule(item["response"], item["name"]),
     max_tokens=32,
 )

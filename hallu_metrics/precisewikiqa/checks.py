@@ -6,7 +6,7 @@ from __future__ import annotations
 from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.parsing import parse_json_bool, parse_label
-from hallu_metrics.judges.rules import is_abstention_precisewikiqa, matches_gold
+from hallu_metrics.judges.rules import abstention_precisewikiqa, gold_reason, is_abstention_precisewikiqa, matches_gold
 from hallu_metrics.precisewikiqa.prompts import abstention_messages, correctness_messages
 
 CORRECTNESS_LABELS = ("CORRECT", "INCORRECT", "UNVERIFIABLE")
@@ -18,6 +18,7 @@ ABSTENTION = Check(
     reminder='Answer with exactly {"is_abstaining": true} or {"is_abstaining": false}.',
     structured=structured.boolean("is_abstaining"),
     rule=lambda item: is_abstention_precisewikiqa(item["response"]),
+    why=lambda item: abstention_precisewikiqa(item["response"]),
     max_tokens=32,
 )
 
@@ -29,5 +30,6 @@ CORRECTNESS = Check(
         '"UNVERIFIABLE"}.',
     structured=structured.label("verdict", CORRECTNESS_LABELS),
     rule=lambda item: "CORRECT" if matches_gold(item["response"], item["gold"]) else "INCORRECT",
+    why=lambda item: gold_reason(item["response"], item["gold"]),
     max_tokens=32,
 )

@@ -8,31 +8,36 @@ import json
 import math
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from hallu_metrics.longform.knowledge import KnowledgeStore
 from hallu_metrics.longform.passages import PASSAGE_WORDS
-from hallu_metrics.registry import benchmark_for_task
+from hallu_metrics.registry import BENCHMARKS, benchmark_for_task
+from hallu_metrics.settings import setting_keys
 from hallu_metrics.wildhallucinations.evidence import page_passages_of
-from hallubench.compare import model_name
+from hallubench.compare import _date, model_name, set_label
 from hallubench.errors import HallubenchError
 from hallubench.outputs import MARKER
-from hallubench.scoring import judged_record, task_of
+from hallubench.scoring import _LM_EVAL_SAMPLES, _run_time, judged_record, task_of
 
 # doc fields that hold what the model was asked, first found wins (the chat-templated input is kept apart)
 _QUESTION_FIELDS = ("question", "prompt", "name", "entity", "query")
 _CLAIM_LISTS = ("claims", "facts")  # record lists shown as claims with their evidence, not as plain steps
+_RULE = "rule"  # the rule judge's raw: "rule", or "rule: REASON" (hallu_metrics.judges.kinds.RuleJudge)
 
 
 @dataclass(frozen=True)
 class Source:
-    """One samples log to show, with the model name it is shown under."""
+    """One samples log to show, with the model name it is shown under, and the test set (``dataset`` as a result
+    records it: fingerprint, location, revision) and time (``date``: unix or ISO 8601) its run recorded, if any."""
 
     path: Path
     task: str
     model: str
+    dataset: Mapping[str, Any] | None = None
+    date: Any = None
 
 
 def _result_samples(path: Path, result: Mapping[str, Any]) -> Path | None:
@@ -66,10 +71,57 @@ def _folder_model(folder: Path) -> str:
     return folder.name
 
 
-def find_sources(paths: Iterable[Path], model: str | None = None) -> list[Source]:
+def _lm_eval_run(samples: Path, task: str) -> tuple[Mapping[str, Any] | None, Any]:
+    """The test set and date that the lm-eval results file written with ``samples`` (``results_<date>.json``, the
+    same date stamp) records for ``task``; (None, None) without one."""
+    named = _LM_EVAL_SAMPLES.fullmatch(samples.name)
+    results = samples.with_name(f"results_{named['date']}.json") if named else None
+    try:
+        data = json.loads(results.read_text(encoding="utf-8")) if results is not None else None
+    except (OSError, UnicodeDecodeError, ValueError):
+        data = None
+    if not isinstance(data, dict):
+        return None, None
+    config = (data.get("configs") or {}).get(task)
+    metadata = config.get("metadata") if isinstance(config, dict) else None
+    dataset = metadata.get("hallubench_dataset") if isinstance(metadata, dict) else None
+    return (dataset if isinstance(dataset, dict) else None), data.get("date")
+
+
+def _task_of_records(path: Path) -> str:
+    """The task of a samples log that its name does not tell, from its first line: the benchmark whose test set
+    columns the doc holds (the most specific, when one benchmark's columns extend another's) and whose settings its
+    judged record names, when that benchmark has one task; else one line asking for ``--task``."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            sample = json.loads(next((line for line in handle if line.strip()), "null"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        sample = None
+    doc = sample.get("doc") if isinstance(sample, dict) else None
+    if not isinstance(doc, Mapping):
+        raise HallubenchError(f"view: {path} is neither a hallubench score result.json nor an lm-eval samples log "
+                              "(JSON lines with a doc)")
+    settings = (judged_record(sample) or {}).get("settings")
+    named = set(settings) if isinstance(settings, Mapping) else set()
+    columns = {name: set(b.required_doc_columns) for name, b in BENCHMARKS.items()}
+    fits = [name for name, b in BENCHMARKS.items() if columns[name] <= doc.keys() and named <= set(setting_keys(b))]
+    tasks = sorted(task for name in fits if not any(columns[name] < columns[other] for other in fits)
+                   for task in BENCHMARKS[name].task_names)
+    if len(tasks) != 1:
+        told = f"its records fit {', '.join(tasks)}" if tasks else "its records fit no benchmark's columns"
+        raise HallubenchError(f"view: {path}: cannot tell its task (its name is not samples_<task>_<date>.jsonl; "
+                              f"{told}): pass --task TASK")
+    return tasks[0]
+
+
+def find_sources(paths: Iterable[Path], model: str | None = None, task: str | None = None) -> list[Source]:
     """Every samples log the given files and folders (searched recursively) name: lm-eval's
     ``samples_<task>_<date>.jsonl`` and `hallubench score` result.json files (which name their samples and model).
-    A log named twice is shown once, under the model name a result gives it (else ``model``, else its folder)."""
+    A file named itself that is not a score result is a samples log whatever its name: of ``task`` when given, else
+    of the task its name or its records tell. A log named twice is shown once, under the model name a result gives
+    it (else ``model``, else its folder)."""
+    if task is not None:
+        benchmark_for_task(task)  # one line naming the known tasks
     found: dict[Path, Source] = {}
     named: dict[Path, str] = {}
     for path in paths:
@@ -77,11 +129,13 @@ def find_sources(paths: Iterable[Path], model: str | None = None) -> list[Source
             raise HallubenchError(f"view: {path} not found")
         files = sorted(path.rglob("*.json*")) if path.is_dir() else [path]
         for file in files:
-            task = task_of(file.name)
-            if task is not None:
-                found.setdefault(file.resolve(), Source(file, task, model or _folder_model(file.parent)))
-                continue
             result = _score_result(file) if file.suffix == ".json" else None
+            file_task = task_of(file.name) if path.is_dir() or result is not None else (
+                task or task_of(file.name) or _task_of_records(file))
+            if file_task is not None:
+                found.setdefault(file.resolve(), Source(file, file_task, model or _folder_model(file.parent),
+                                                        *_lm_eval_run(file, file_task)))
+                continue
             if result is not None and isinstance(result.get("task"), str):
                 samples = _result_samples(file, result)
                 if samples is None:
@@ -90,15 +144,28 @@ def find_sources(paths: Iterable[Path], model: str | None = None) -> list[Source
                                               "; pass the samples file itself")
                     print(f"[hallubench] view: {file} names no samples log found here; left out", file=sys.stderr)
                     continue
-                found.setdefault(samples.resolve(), Source(samples, result["task"], model or samples.parent.name))
+                dataset = result.get("dataset") if isinstance(result.get("dataset"), dict) else None
+                found.setdefault(samples.resolve(), Source(samples, result["task"], model or samples.parent.name,
+                                                           dataset, result.get("date")))
                 if result.get("model"):
                     named[samples.resolve()] = str(result["model"])
             elif not path.is_dir():
-                raise HallubenchError(f"view: {file} is neither an lm-eval samples_<task>_<date>.jsonl nor a "
-                                      "hallubench score result.json")
+                raise HallubenchError(f"view: {file}: a hallubench score result without a task")
     if not found:
         raise HallubenchError(f"view: no samples_<task>_*.jsonl or score result under {', '.join(map(str, paths))}")
-    return [Source(s.path, s.task, named.get(key, s.model)) for key, s in found.items()]
+    return [replace(s, model=named.get(key, s.model)) for key, s in found.items()]
+
+
+def _replies(verdict: Mapping[str, Any]) -> dict[str, Any]:
+    """What a verdict's judge said: its reply (``r``); the first reply before the reminder turn (``r1``) when the
+    first could not be read; the rule judge's reason (``w``) for its label, or "" when it gave none."""
+    raw = verdict.get("raw")
+    shown: dict[str, Any] = {"r": raw}
+    if verdict.get("first_reply") is not None:
+        shown["r1"] = verdict["first_reply"]
+    if raw == _RULE or (isinstance(raw, str) and raw.startswith(_RULE + ": ")):
+        shown["w"] = raw.removeprefix(_RULE).removeprefix(": ")
+    return shown
 
 
 def _steps(record: Mapping[str, Any], where: str = "") -> Iterator[dict[str, Any]]:
@@ -108,8 +175,8 @@ def _steps(record: Mapping[str, Any], where: str = "") -> Iterator[dict[str, Any
         name = f"{where}.{key}" if where else str(key)
         if isinstance(value, Mapping):
             if "status" in value and ("raw" in value or "label" in value):
-                step = {"n": name, "l": value.get("label"), "s": value.get("status"), "r": value.get("raw")}
-                extra = {k: v for k, v in value.items() if k not in ("label", "status", "raw")}
+                step = {"n": name, "l": value.get("label"), "s": value.get("status"), **_replies(value)}
+                extra = {k: v for k, v in value.items() if k not in ("label", "status", "raw", "first_reply")}
                 yield {**step, "x": extra} if extra else step
             else:
                 yield from _steps(value, name)
@@ -168,7 +235,7 @@ def _claims(record: Mapping[str, Any], response: str, evidence: _Evidence) -> li
         text = str(claim.get("claim", ""))
         passages = [evidence.ref(str(p.get("title")), int(p.get("index", 0))) for p in claim.get("passages", [])
                     if isinstance(p, Mapping)]
-        out.append({"c": text, "l": verdict.get("label"), "s": verdict.get("status"), "r": verdict.get("raw"),
+        out.append({"c": text, "l": verdict.get("label"), "s": verdict.get("status"), **_replies(verdict),
                     "e": passages, "sp": _span(response, text, sentence_of.get(text, ""))})
     for sentence in record.get("sentences", []) if isinstance(record.get("sentences"), list) else []:
         if not isinstance(sentence, Mapping):
@@ -178,7 +245,7 @@ def _claims(record: Mapping[str, Any], response: str, evidence: _Evidence) -> li
             text = str(fact.get("fact", ""))
             passages = [evidence.ref(str(e.get("url")), int(e.get("passage", 0))) for e in fact.get("evidence", [])
                         if isinstance(e, Mapping)]
-            out.append({"c": text, "l": verdict.get("label"), "s": verdict.get("status"), "r": verdict.get("raw"),
+            out.append({"c": text, "l": verdict.get("label"), "s": verdict.get("status"), **_replies(verdict),
                         "e": passages, "sp": _span(response, text, str(sentence.get("sentence", "")))})
     return out
 
@@ -256,11 +323,24 @@ def _item(source: Source, number: int, sample: Mapping[str, Any], stores: _Store
     return item
 
 
+def _run(source: Source, first: Mapping[str, Any] | None) -> dict[str, str]:
+    """A samples log as the page's run filters name it: ``p`` its path, ``s`` its test set (the first 12 hex digits
+    of the fingerprint its run recorded, else the set location its judged records name), ``w`` its date (UTC: the
+    one recorded, else the one in its name, else the file's)."""
+    settings = (first or {}).get("settings")
+    location = settings.get("dataset") if isinstance(settings, Mapping) else None
+    label = set_label(source.dataset or {})
+    when = source.date if source.date is not None else _run_time(source.path)
+    return {"p": str(source.path), "s": str(location) if label == "unknown" and location else label,
+            "w": _date(when, source.path)}
+
+
 def gather(sources: Iterable[Source], knowledge: Path | None = None) -> dict[str, Any]:
-    """The page's data: task and model names, evidence passages, and one item per samples line (items refer to
-    names and passages by index)."""
+    """The page's data: task, model and run names, evidence passages, and one item per samples line (items refer
+    to names, runs and passages by index)."""
     tasks: list[str] = []
     models: list[str] = []
+    runs: list[dict[str, str]] = []
     items: list[dict[str, Any]] = []
     stores = _Stores(knowledge)
     evidence = _Evidence()
@@ -273,6 +353,7 @@ def gather(sources: Iterable[Source], knowledge: Path | None = None) -> dict[str
                 lines = source.path.read_text(encoding="utf-8").split("\n")  # lm-eval writes U+2028: no splitlines()
             except (OSError, UnicodeDecodeError) as exc:
                 raise HallubenchError(f"view: cannot read {source.path} ({exc})") from exc
+            u = len(runs)
             for number, line in enumerate(lines, start=1):
                 if not line.strip():
                     continue
@@ -282,11 +363,13 @@ def gather(sources: Iterable[Source], knowledge: Path | None = None) -> dict[str
                     raise HallubenchError(f"view: {source.path}:{number} is not a JSON line") from exc
                 if not isinstance(sample, dict):
                     raise HallubenchError(f"view: {source.path}:{number} is not an lm-eval sample line")
+                if len(runs) == u:
+                    runs.append(_run(source, judged_record(sample)))
                 try:
-                    items.append({"t": t, "m": m, **_item(source, number, sample, stores, evidence)})
+                    items.append({"t": t, "m": m, "u": u, **_item(source, number, sample, stores, evidence)})
                 except (ValueError, TypeError, AttributeError, KeyError) as exc:
                     raise HallubenchError(f"view: {source.path}:{number}: a judged record of an unexpected shape "
                                           f"({type(exc).__name__}: {exc})") from exc
     finally:
         stores.close()
-    return {"tasks": tasks, "models": models, "evidence": evidence.table, "items": items}
+    return {"tasks": tasks, "models": models, "runs": runs, "evidence": evidence.table, "items": items}

@@ -25,7 +25,7 @@ def embed_json(data: Any) -> str:
     return text.translate(str.maketrans(_ESCAPES))
 
 
-ROW_FIELDS = ("t", "m", "d", "k", "o", "g", "f")  # what the table needs of an item, parsed when the page opens
+ROW_FIELDS = ("t", "m", "u", "d", "k", "o", "g", "f")  # what the table and filters need of an item, parsed at once
 SHOWN_CHARS = 160  # prompt and response in the table are cut to this; the item's detail has them whole
 
 
@@ -40,7 +40,8 @@ def render(data: dict[str, Any], title: str) -> str:
     browser reads several times fewer bytes from disk, which is most of the opening time of a large page."""
     static = files("hallubench.viewer") / "static"
     template = (static / "view.html").read_text(encoding="utf-8")
-    index = {"tasks": data["tasks"], "models": data["models"], "items": [_row(item) for item in data["items"]]}
+    index = {"tasks": data["tasks"], "models": data["models"], "runs": data["runs"],
+             "items": [_row(item) for item in data["items"]]}
     lines = [embed_json(data["evidence"])]
     lines += [embed_json({k: v for k, v in item.items() if k not in ROW_FIELDS}) for item in data["items"]]
     details = base64.b64encode(gzip.compress("\n".join(lines).encode("utf-8"), compresslevel=6, mtime=0)).decode()

@@ -4,8 +4,8 @@
   const D = JSON.parse(document.getElementById("data").textContent);
   const items = D.items;
   const PAGE = 100;
-  const KEYS = ["task", "model", "outcome", "group", "fail", "q"];
-  const state = { task: "", model: "", outcome: "", group: "", fail: "", q: "", item: "" };
+  const KEYS = ["task", "model", "run", "set", "date", "outcome", "group", "fail", "q"];
+  const state = { task: "", model: "", run: "", set: "", date: "", outcome: "", group: "", fail: "", q: "", item: "" };
   // The "details" block: gzip in base64 of JSON lines, the evidence passages first, then one line per item. It is
   // unpacked once, after the table is drawn; an item's line is parsed when the item is opened.
   let lines = null;
@@ -55,6 +55,11 @@
   const uniq = (f) => Array.from(new Set(items.flatMap(f))).sort();
   fillSelect("f-task", D.tasks.slice());
   fillSelect("f-model", D.models.slice());
+  // runs: a samples log each (its path), with the test set and date its run recorded
+  const runField = (f) => Array.from(new Set(D.runs.map((run) => run[f]))).sort();
+  fillSelect("f-run", runField("p"));
+  fillSelect("f-set", runField("s"));
+  fillSelect("f-date", runField("w"));
   fillSelect("f-outcome", uniq((it) => [it.o]));
   fillSelect("f-group", uniq(groupsOf));
 
@@ -63,6 +68,10 @@
   function matches(it, i) {
     if (state.task && D.tasks[it.t] !== state.task) return false;
     if (state.model && D.models[it.m] !== state.model) return false;
+    const run = D.runs[it.u];
+    if (state.run && run.p !== state.run) return false;
+    if (state.set && run.s !== state.set) return false;
+    if (state.date && run.w !== state.date) return false;
     if (state.outcome && it.o !== state.outcome) return false;
     if (state.group && !groupsOf(it).includes(state.group)) return false;
     if (state.fail === "1" && !it.f) return false;
@@ -146,6 +155,28 @@
     return box;
   }
 
+  // what a verdict's judge said: the rule judge's reason for its label; else the reply, and when the first reply
+  // could not be read, that first reply beside the reply to the reminder turn
+  function replies(v) {
+    const box = el("div", "replies");
+    if (v.w !== undefined) {
+      box.appendChild(el("div", "why", "why (rule judge): " +
+        (v.w || "no reason recorded (a phrase rule records none when nothing matched)")));
+      return box;
+    }
+    if (v.r1 === undefined) {
+      box.appendChild(el("pre", "raw", show(v.r)));
+      return box;
+    }
+    box.classList.add("pair");
+    for (const [label, text] of [["first reply (unreadable)", v.r1], ["reply to the reminder", v.r]]) {
+      const reply = box.appendChild(el("div", "reply"));
+      reply.appendChild(el("div", "muted", label));
+      reply.appendChild(el("pre", "raw", show(text)));
+    }
+    return box;
+  }
+
   function stepsList(it) {
     const box = el("div", "steps");
     for (const s of it.st) {
@@ -157,7 +188,8 @@
       head.appendChild(document.createTextNode(" · "));
       head.appendChild(el("span", s.s === "ok" ? "muted" : "fail", s.s));
       step.appendChild(head);
-      step.appendChild(el("pre", "raw", show(s.r) + (s.x ? "\n" + JSON.stringify(s.x) : "")));
+      step.appendChild(replies(s));
+      if (s.x) step.appendChild(el("pre", "raw", JSON.stringify(s.x)));
       box.appendChild(step);
     }
     return box;
@@ -171,7 +203,8 @@
       summary.appendChild(el("span", "badge v-" + verdictClass(c.l), c.s === "ok" ? show(c.l) : c.s));
       summary.appendChild(document.createTextNode(" " + c.c));
       details.appendChild(summary);
-      details.appendChild(el("div", "muted", "judge reply: " + show(c.r)));
+      details.appendChild(el("div", "muted", "judge:"));
+      details.appendChild(replies(c));
       for (const e of c.e) {
         const p = passages()[e];
         const passage = el("div", "passage");
@@ -193,6 +226,8 @@
     const col = el("div", "col" + (current ? " current" : ""));
     col.dataset.i = i;
     col.appendChild(el("h3", null, D.models[it.m] + " · " + it.o + (it.f ? " · " + it.f + " judge failures" : "")));
+    const run = D.runs[it.u];
+    col.appendChild(el("div", "muted", "set " + run.s + " · " + run.w + " · " + run.p));
     col.appendChild(el("div", "metrics", Object.keys(it.mt).map((k) => k + " " + num(it.mt[k])).join(" · ")));
     if (it.why) col.appendChild(el("div", "fail", "not judged: " + it.why));
     col.appendChild(el("h4", null, "response"));
@@ -236,7 +271,7 @@
       frag.appendChild(d);
     }
     const same = byKey.get(it.t + "\u0000" + it.k).slice().sort((a, b) => items[a].m - items[b].m);
-    if (same.length > 1) frag.appendChild(el("h4", null, same.length + " models on this item"));
+    if (same.length > 1) frag.appendChild(el("h4", null, same.length + " answers to this item (models and runs)"));
     const cols = el("div", "cols");
     same.forEach((j) => cols.appendChild(column(j, j === i)));
     frag.appendChild(cols);
