@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
+import os
 import re
 import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
 from hallubench.errors import HallubenchError
@@ -17,7 +23,13 @@ from hallubench.outputs import MARKER, check_writable_location, remove_stale_tem
 from hallubench.provenance import dataset_fingerprint, file_checksum, software
 from hallubench.specs import redact_known
 from hallubench_generators.protocol import Generator, features_for, generator_prompts_hash
-from hallubench_generators.publishing import check_output_dir, foreign_content, push_test_set, save_test_set
+from hallubench_generators.publishing import (
+    TaskReading,
+    check_output_dir,
+    foreign_content,
+    push_test_set,
+    save_test_set,
+)
 
 MAX_TRIALS = 1000  # sets of one stability check; each is a whole generated test set
 TRIALS_MANIFEST = "trials.json"  # PARENT/trials.json of `generate --trials N`: the sets of one stability check
@@ -133,13 +145,78 @@ def reproducibility(module: Generator, args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
+class _TaskYaml(yaml.SafeLoader):
+    """Reads an lm-eval task YAML, its ``!function`` values as None (only ``dataset_kwargs`` and ``include`` are
+    wanted)."""
+
+
+_TaskYaml.add_multi_constructor("!", lambda loader, suffix, node: None)
+
+
+def task_dataset_kwargs(task: str) -> dict[str, Any]:
+    """The ``dataset_kwargs`` of an lm-eval task's YAML (its own, else its includes'), read from the installed task
+    folder (lm-eval hands them to the data loader, so they shape the docs)."""
+    spec = importlib.util.find_spec("hallubench_tasks")  # located, not imported: generators sit beside the tasks
+    folder = Path(next(iter(spec.submodule_search_locations or []))) if spec else None
+    found = sorted(folder.rglob(f"{task}.yaml")) if folder else []
+    if not found:
+        raise HallubenchError(f"no lm-eval YAML for task {task} under the installed hallubench_tasks")
+    path: Path | None = found[0]
+    while path is not None:
+        config = yaml.load(path.read_text(encoding="utf-8"), Loader=_TaskYaml) or {}
+        if "dataset_kwargs" in config:
+            return dict(config["dataset_kwargs"] or {})
+        path = path.parent / config["include"] if config.get("include") else None
+    return {}
+
+
+@contextmanager
+def _default_settings() -> Iterator[None]:
+    """No ``$HALLUBENCH_*`` setting in the environment for the duration (the card states the default settings)."""
+    saved = {name: value for name, value in os.environ.items() if name.startswith("HALLUBENCH_")}
+    for name in saved:
+        del os.environ[name]
+    try:
+        yield
+    finally:
+        os.environ.update(saved)
+
+
+def task_readings(name: str, benchmark_name: str) -> list[TaskReading]:
+    """The lm-eval tasks that read a set of generator ``name`` (those of ``benchmark_name`` when the generator writes
+    several benchmarks' sets), each with the docs it makes of the rows with its default settings."""
+    from hallu_metrics.registry import BENCHMARKS
+
+    readings = []
+    for benchmark in BENCHMARKS.values():
+        if benchmark.generator != name or (benchmark_name in BENCHMARKS and benchmark.name != benchmark_name):
+            continue
+        for task in benchmark.task_names:
+            to_docs = benchmark.to_docs
+            if to_docs is None:
+                readings.append(TaskReading(task))
+                continue
+            options = {**task_dataset_kwargs(task), "task": task, "judge": "none"}  # judge none: no store is opened
+
+            def docs(rows: Any, to_docs: Any = to_docs, options: dict[str, Any] = options) -> Any:
+                with _default_settings():
+                    return to_docs(rows, options)
+
+            how = (f"the docs `{to_docs.__module__}.{to_docs.__name__}` makes of the rows with the task's default "
+                   "settings (other settings may record another fingerprint)")
+            readings.append(TaskReading(task, docs, how))
+    return readings
+
+
 def run(args: argparse.Namespace) -> int:
     module = generator(args.generator_name)
-    features = features_for(module, f"{args.generator_name}_{getattr(args, 'task', '')}")
+    benchmark_name = f"{args.generator_name}_{getattr(args, 'task', '')}"
+    features = features_for(module, benchmark_name)
+    readings = task_readings(args.generator_name, benchmark_name)
     if args.push_to_hub:
         check_repo_id(args.push_to_hub)  # before any generation: a typo must not cost the run
     if args.trials is not None:
-        return run_trials(module, features, args)
+        return run_trials(module, features, args, readings)
     check_output_dir(args.out, args.overwrite)
     clients = open_clients(module, args)
     try:
@@ -148,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
         for client in _opened(clients):
             client.report()
     card.sections["Reproducibility"] = reproducibility(module, args)
-    save_test_set(rows, features, args.out, card, args.overwrite)
+    save_test_set(rows, features, args.out, card, args.overwrite, readings)
     if args.push_to_hub:
         push_test_set(args.out, args.push_to_hub, args.private)
     return 0
@@ -203,7 +280,7 @@ def _own_manifest(path: Path) -> bool:
     return isinstance(data, dict) and data.get("written_by") == f"{MARKER} generate"
 
 
-def run_trials(module: Generator, features: Any, args: argparse.Namespace) -> int:
+def run_trials(module: Generator, features: Any, args: argparse.Namespace, readings: list[TaskReading]) -> int:
     """``generate ... --trials N``: N sets from seeds SEED..SEED+N-1 (one set of clients and call cache for all), each
     written by ``save_test_set`` as ``generate --seed`` would, then the manifest, written last and atomically (a
     replaced parent loses its old manifest first, so no manifest ever names a set that is not there)."""
@@ -222,7 +299,7 @@ def run_trials(module: Generator, features: Any, args: argparse.Namespace) -> in
             one = trial_args(args, seed)
             rows, card = module.run(one, clients)
             card.sections["Reproducibility"] = reproducibility(module, one)
-            save_test_set(rows, features, one.out, card, args.overwrite)
+            save_test_set(rows, features, one.out, card, args.overwrite, readings)
             sets.append({"seed": seed, "folder": one.out.name, "n": len(rows),
                          "fingerprint": dataset_fingerprint(_test_split(one.out))})
     finally:

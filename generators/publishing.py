@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from huggingface_hub.repocard import metadata_load
 from hallubench.backends.base import LONE_SURROGATE
 from hallubench.errors import HallubenchError
 from hallubench.outputs import check_writable_location, hidden_sibling, remove_stale_temporaries, write_text_atomic
+from hallubench.provenance import dataset_fingerprint
 from hallubench.specs import redact
 
 # the shards save_to_disk writes, and what `datasets` adds when a reader (lm-eval, `hallubench eval`) maps or filters
@@ -41,6 +43,52 @@ def size_category(n: int) -> str:
     return "100K<n<1M"
 
 
+@dataclass(frozen=True)
+class TaskReading:
+    """An lm-eval task that reads a saved set: its name, and the docs it makes of the rows with its default settings
+    (None: it reads the rows as they are) with what they add, said on the card."""
+
+    task: str
+    docs: Callable[[datasets.Dataset], datasets.Dataset] | None = None
+    how: str = ""
+
+
+@dataclass(frozen=True)
+class SetFingerprints:
+    """The content fingerprint of a saved set's rows, and what lm-eval and ``hallubench score`` results record for it
+    (``hallubench_dataset.fingerprint`` / ``dataset.fingerprint``) by task: the fingerprint of the task's docs."""
+
+    rows: str
+    by_task: dict[str, tuple[str, str]] = field(default_factory=dict)  # task -> (fingerprint, what it is of)
+
+    @classmethod
+    def of(cls, test: datasets.Dataset, readings: Sequence[TaskReading] = ()) -> SetFingerprints:
+        rows = dataset_fingerprint(test)
+        by_task = {}
+        for reading in readings:
+            if reading.docs is None:
+                by_task[reading.task] = (rows, "the rows as they are")
+            else:
+                by_task[reading.task] = (dataset_fingerprint(reading.docs(test)), reading.how)
+        return cls(rows, by_task)
+
+    def metadata(self) -> dict[str, Any]:
+        """The card's machine-readable part (YAML front matter key ``hallubench``)."""
+        results = {task: fingerprint for task, (fingerprint, _) in self.by_task.items()}
+        return {"rows_fingerprint": self.rows, **({"results_fingerprint": results} if results else {})}
+
+    def section(self) -> str:
+        """The card's "Fingerprint" section."""
+        text = (f"Content fingerprint of the `test` split's rows (`hallubench.provenance.dataset_fingerprint`): "
+                f"`{self.rows}`.\n\nWhat results record as this set's fingerprint (lm-eval: "
+                "`configs.<task>.metadata.hallubench_dataset.fingerprint`; `hallubench score`: `dataset.fingerprint` "
+                "in its result JSON) is the fingerprint of the docs the task reads")
+        if not self.by_task:
+            return text + ": this one where a task reads the rows as they are."
+        lines = [f"| {task} | `{fingerprint}` | {what} |" for task, (fingerprint, what) in self.by_task.items()]
+        return text + ", by task:\n\n| task | recorded fingerprint | of |\n|---|---|---|\n" + "\n".join(lines)
+
+
 @dataclass
 class CardInfo:
     """What the card says: YAML metadata plus a markdown body of provenance sections."""
@@ -51,7 +99,10 @@ class CardInfo:
     summary: str
     sections: dict[str, str] = field(default_factory=dict)
 
-    def render(self, n_rows: int) -> str:
+    def render(self, n_rows: int, fingerprints: SetFingerprints | None = None) -> str:
+        """The README.md: metadata (with the set's fingerprints when given), title, summary and sections (then a
+        "Fingerprint" section when given)."""
+        extra = {"hallubench": fingerprints.metadata()} if fingerprints is not None else {}
         data = DatasetCardData(
             pretty_name=self.pretty_name,
             license=self.license,
@@ -59,8 +110,10 @@ class CardInfo:
             task_categories=self.task_categories,
             size_categories=[size_category(n_rows)],
             tags=["hallucination", "hallubench"],
+            **extra,
         )
-        body = "\n\n".join(f"## {title}\n\n{text.strip()}" for title, text in self.sections.items())
+        sections = {**self.sections, **({"Fingerprint": fingerprints.section()} if fingerprints is not None else {})}
+        body = "\n\n".join(f"## {title}\n\n{text.strip()}" for title, text in sections.items())
         return f"---\n{data.to_yaml()}\n---\n\n# {self.pretty_name}\n\n{self.summary.strip()}\n\n{body}\n"
 
 
@@ -135,11 +188,13 @@ def _move_into_place(tmp: Path, out: Path) -> None:
 
 
 def save_test_set(
-    rows: list[dict[str, Any]], features: datasets.Features, out: Path, card: CardInfo, overwrite: bool
+    rows: list[dict[str, Any]], features: datasets.Features, out: Path, card: CardInfo, overwrite: bool,
+    readings: Sequence[TaskReading] = (),
 ) -> None:
     """Save split ``test`` + README.md into a hidden temporary sibling, then move it into place; on any
     failure the temporary copy is removed and ``out`` is left as it was. Every row must have exactly the declared
-    columns (``datasets`` would fill a missing one with null and drop none silently)."""
+    columns (``datasets`` would fill a missing one with null and drop none silently). The card states the rows'
+    fingerprint and, for each of ``readings``, the fingerprint that task's results will record."""
     if not rows:
         raise HallubenchError("no item was accepted, so there is no test set; nothing was written")
     check_rows(rows, features)
@@ -150,7 +205,7 @@ def save_test_set(
         out.parent.mkdir(parents=True, exist_ok=True)
         test = datasets.Dataset.from_list([without_lone_surrogates(row) for row in rows], features=features)
         datasets.DatasetDict({"test": test}).save_to_disk(str(tmp))
-        (tmp / "README.md").write_text(card.render(len(rows)), encoding="utf-8")
+        (tmp / "README.md").write_text(card.render(len(rows), SetFingerprints.of(test, readings)), encoding="utf-8")
         _move_into_place(tmp, out)
     except OSError as exc:
         raise HallubenchError(f"cannot write the test set to {out}: {exc.strerror or exc}") from exc
