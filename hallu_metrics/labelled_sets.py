@@ -1,6 +1,8 @@
-"""Human-style labelled sets shipped with the package, one per judge check of every benchmark (issue 25), so a judge
-can be calibrated the way the papers calibrate theirs (HalluLens sections 3.1.2, 3.3.2, 9.2; WildHallucinations
-Appendix A) without the user bringing labels.
+"""Labelled sets shipped with the package, one per judge check of every benchmark (issue 25), so a judge can be
+checked against each check's documented labelling rule without the user bringing labels. The shipped sets were
+written and labelled by the maintainers with an AI coding assistant, not by independent human annotators: they show
+whether a judge follows the rule, not a human-agreement figure like the papers' (HalluLens sections 3.1.2, 3.3.2,
+9.2; WildHallucinations Appendix A); the user's own human labels (``hallubench agreement --labels``) give that.
 
 Layout: ``hallu_metrics/<benchmark package>/labels/<check>.jsonl`` plus one ``labels/provenance.yaml`` per package,
 mapping each check to ``benchmarks`` (the benchmark names it serves), ``role`` (the judge role that answers it),
