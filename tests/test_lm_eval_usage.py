@@ -4,10 +4,8 @@ an unreachable judge caught before generation, and responses saved when judging 
 
 import json
 
-import datasets
 import pytest
-from lm_eval.api.task import ConfigurableTask
-from support import task_manager
+from support import load_task, save_set
 
 from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallubench.errors import HallubenchError
@@ -18,16 +16,11 @@ from hallubench_tasks.judged_task import JudgeFilter
 def tiny_set(path, answer="Paris"):
     rows = [{"id": f"x{i}", "question": f"Q{i}?", "answer": answer, "title": "T", "reference": "r", "difficulty": i}
             for i in range(3)]
-    datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)}).save_to_disk(str(path))
-    return str(path)
-
-
-def load_task(metadata):
-    return task_manager(metadata).load(["precisewikiqa"])["tasks"]["precisewikiqa"]
+    return str(save_set(path, rows))
 
 
 def test_num_fewshot_above_zero_is_refused(tmp_path):
-    task = load_task({"dataset": tiny_set(tmp_path / "d"), "judge": "rule"})
+    task = load_task("precisewikiqa", {"dataset": tiny_set(tmp_path / "d"), "judge": "rule"})
     with pytest.raises(HallubenchError, match="--num_fewshot 5 refused: hallubench tasks are zero-shot"):
         task.set_config(key="num_fewshot", value=5)
     task.set_config(key="num_fewshot", value=0)  # zero shots are what the task does anyway
@@ -37,7 +30,7 @@ def test_predict_only_builds_and_calls_no_judge(tmp_path):
     """With a judge that could only fail (nothing listens), --predict_only's bypass leaves every record unjudged
     at once, saying how to judge it later."""
     dead = "openai:base_url=http://127.0.0.1:9/v1,model=j,max_retries=0"
-    task = load_task({"dataset": tiny_set(tmp_path / "d"), "judge": dead, "judge_probe_timeout": 0})
+    task = load_task("precisewikiqa", {"dataset": tiny_set(tmp_path / "d"), "judge": dead, "judge_probe_timeout": 0})
     task.override_metric("bypass")
     [ensemble] = task._filters
     records = [json.loads(r) for r in ensemble.filters[-1]().apply(["Paris.", "Lyon."], [{}, {}])]
@@ -48,10 +41,12 @@ def test_predict_only_builds_and_calls_no_judge(tmp_path):
 
 def test_request_cache_key_differs_per_test_set(tmp_path, monkeypatch):
     """lm-eval keys --cache_requests by task name and shots; the key also carries the set's fingerprint here."""
+    from lm_eval.api.task import ConfigurableTask
+
     seen = []
     monkeypatch.setattr(ConfigurableTask, "build_all_requests", lambda self, **kw: seen.append(kw["tokenizer_name"]))
     for name, answer in (("a", "Paris"), ("b", "Rome")):
-        task = load_task({"dataset": tiny_set(tmp_path / name, answer), "judge": "rule"})
+        task = load_task("precisewikiqa", {"dataset": tiny_set(tmp_path / name, answer), "judge": "rule"})
         task.build_all_requests(tokenizer_name="tok", cache_requests=True)
     assert seen[0] != seen[1] and all(key.startswith("tok-hallubench_set") for key in seen)
 
@@ -63,12 +58,12 @@ def test_request_cache_key_differs_per_test_set(tmp_path, monkeypatch):
 ])
 def test_bad_judge_specs_fail_at_task_load(tmp_path, metadata, message):
     with pytest.raises(HallubenchError, match=message):
-        load_task({"dataset": tiny_set(tmp_path / "d"), **metadata})
+        load_task("precisewikiqa", {"dataset": tiny_set(tmp_path / "d"), **metadata})
 
 
 def test_unreachable_judge_is_caught_before_generation(tmp_path):
-    task = load_task({"dataset": tiny_set(tmp_path / "d"), "judge": "openai:base_url=http://127.0.0.1:9/v1,model=j",
-                      "judge_probe_timeout": 2})
+    judge = "openai:base_url=http://127.0.0.1:9/v1,model=j"
+    task = load_task("precisewikiqa", {"dataset": tiny_set(tmp_path / "d"), "judge": judge, "judge_probe_timeout": 2})
     with pytest.raises(HallubenchError, match="unreachable.*judge_probe_timeout=0"):
         task.build_all_requests(tokenizer_name="")
 
@@ -154,7 +149,7 @@ def test_the_runs_settings_are_resolved_once_and_recorded_in_results_and_samples
     """Every setting of the run (defaults included) lands in the results metadata and in each judged record, so
     that `hallubench score` re-scores with them."""
     monkeypatch.setenv("HALLUBENCH_JUDGE", "rule")
-    task = load_task({"dataset": tiny_set(tmp_path / "d")})
+    task = load_task("precisewikiqa", {"dataset": tiny_set(tmp_path / "d")})
     recorded = task.config.metadata["hallubench_settings"]
     assert recorded["judge"] == "rule" and recorded["dataset"] == str(tmp_path / "d")
     [ensemble] = task._filters
