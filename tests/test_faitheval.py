@@ -6,16 +6,13 @@ lm_eval run with SmolLM2."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import datasets
-import evaluate
 import pytest
 from support import task_manager, write_jsonl
 
 from hallu_metrics import faitheval, registry
-from hallu_metrics.evaluate_metrics import module_path
 from hallu_metrics.faitheval import (
     COUNTERFACTUAL,
     INCONSISTENT,
@@ -300,6 +297,10 @@ def test_yaml_tasks_and_group_load(tmp_path):
 
 def test_evaluate_module_matches_the_benchmark():
     """The `faitheval` evaluate module gives the benchmark's numbers for keyword and multiple-choice replies."""
+    import evaluate  # imports transformers and torch: only here
+
+    from hallu_metrics.evaluate_metrics import module_path
+
     module = evaluate.load(module_path("faitheval"))
     result = module.compute(predictions=["unknown", "nothing here", "a knot", "Paris"], task="unanswerable")
     assert result["accuracy"] == pytest.approx(2 / 4) and result["accuracy_official"] == pytest.approx(3 / 4)
@@ -308,23 +309,17 @@ def test_evaluate_module_matches_the_benchmark():
     assert result["accuracy"] == 1.0
 
 
-@pytest.mark.slow
-def test_lm_eval_runs_faitheval_with_smollm2(tmp_path):
-    """lm_eval (in this process, so the monkeypatched registry holds) runs two FaithEval tasks on SmolLM2, 2 items
-    each, 8 new tokens: every metric is a rate in [0, 1] and the samples carry the judged records."""
+def lm_eval_run(tmp_path, model: str, model_args: str, **kwargs) -> dict:
+    """lm_eval (in this process, so the monkeypatched registry holds) on faitheval_unanswerable and
+    faitheval_counterfactual over the 2-row files, samples logged; every metric is a rate in [0, 1] and the samples
+    carry the judged records."""
     import lm_eval
 
-    from hallubench.backends.hf_local import embedded_model_args
-
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     metadata = {"dataset_faitheval_unanswerable": str(write_jsonl(tmp_path / "u.jsonl", KEYWORD_ROWS)),
                 "dataset_faitheval_counterfactual": str(write_jsonl(tmp_path / "c.jsonl", CHOICE_ROWS))}
     output = lm_eval.simple_evaluate(
-        model="hf", model_args=",".join(f"{k}={v}" for k, v in embedded_model_args().items()),
-        tasks=["faitheval_unanswerable", "faitheval_counterfactual"], limit=2, gen_kwargs="max_gen_toks=8",
-        apply_chat_template=True, log_samples=True, device="cpu",
-        task_manager=task_manager(metadata),
-    )
+        model=model, model_args=model_args, tasks=["faitheval_unanswerable", "faitheval_counterfactual"], limit=2,
+        apply_chat_template=True, log_samples=True, task_manager=task_manager(metadata), **kwargs)
     results = output["results"]
     for metric in ("accuracy", "accuracy_official", "accuracy_strict", "accuracy_strict_official"):
         assert 0.0 <= results["faitheval_unanswerable"][f"{metric},judged"] <= 1.0
@@ -332,6 +327,38 @@ def test_lm_eval_runs_faitheval_with_smollm2(tmp_path):
         assert 0.0 <= results["faitheval_counterfactual"][f"{metric},judged"] <= 1.0
     record = json.loads(output["samples"]["faitheval_counterfactual"][0]["filtered_resps"][0])
     assert record["outcome"] in ("correct", "wrong", "invalid"), sys.stderr
+    return results
+
+
+def test_lm_eval_runs_faitheval_with_an_api_model(tmp_path, monkeypatch):
+    """lm-eval's local-chat-completions model on a loopback server: "unknown" to the first unanswerable question, a
+    made-up founder to the second; option B (right) to the sky question, no option to the other: every accuracy 1/2,
+    the invalid rate 1/2."""
+    from loopback import LoopbackChatServer
+
+    monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
+    replies = {"Who founded": "unknown", "When was it built": "It was built by Ann in 1900.",
+               "colour is the sky": "B", "Which animal barks": "I would rather not say."}
+
+    def reply(messages):
+        return next(text for question, text in replies.items() if question in messages[-1]["content"])
+
+    with LoopbackChatServer(reply) as server:
+        results = lm_eval_run(tmp_path, "local-chat-completions",
+                              f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
+    assert results["faitheval_unanswerable"]["accuracy,judged"] == 0.5
+    assert results["faitheval_counterfactual"]["accuracy,judged"] == 0.5
+    assert results["faitheval_counterfactual"]["invalid_rate,judged"] == 0.5
+
+
+@pytest.mark.slow
+def test_lm_eval_runs_faitheval_with_smollm2(tmp_path, monkeypatch):
+    """The same two tasks on the embedded SmolLM2 (hf backend, CPU), 8 new tokens."""
+    from hallubench.backends.hf_local import embedded_model_args
+
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
+    lm_eval_run(tmp_path, "hf", ",".join(f"{k}={v}" for k, v in embedded_model_args().items()),
+                gen_kwargs="max_gen_toks=8", device="cpu")
 
 
 def test_hallubench_score_on_a_samples_file(tmp_path):

@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from pathlib import Path
 
 import datasets
-import evaluate
 import pytest
 from support import task_manager, write_jsonl
 
 from hallu_metrics import popqa, simpleqa
 from hallu_metrics import short_answer_qa as qa
-from hallu_metrics.evaluate_metrics import module_path
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.pipeline import judge_responses
 from hallubench.cli import main
@@ -223,6 +220,10 @@ def test_hallubench_score_on_a_samples_file(tmp_path):
 
 def test_evaluate_module_matches_the_benchmark():
     """The `short_answer_qa` evaluate module gives the benchmark's rates, F-score and per-group rows."""
+    import evaluate  # imports transformers and torch: only here
+
+    from hallu_metrics.evaluate_metrics import module_path
+
     module = evaluate.load(module_path("short_answer_qa"))
     result = module.compute(grades=["correct", "incorrect", "not_attempted", "correct"], groups=["a", "a", "b", "b"])
     assert result["hallucination_rate"] == pytest.approx(1 / 3) and result["false_refusal_rate"] == 0.25
@@ -230,23 +231,14 @@ def test_evaluate_module_matches_the_benchmark():
     assert [row["correct_rate"] for row in result["breakdowns"]["group"]] == [0.5, 0.5]
 
 
-@pytest.mark.slow
-@needs_shared_csv
-def test_lm_eval_runs_simpleqa_with_smollm2():
-    """lm_eval (in this process, so the monkeypatched registry holds) runs simpleqa_hallu on SmolLM2 for 3 questions
-    of the shared CSV with the embedded rule grader: every rate is in [0, 1] or undefined and the records carry
-    grades."""
+def simpleqa_run(dataset: Path, model: str, model_args: str, **kwargs) -> tuple[dict, list[dict]]:
+    """lm_eval (in this process, so the monkeypatched registry holds) runs simpleqa_hallu on 3 questions with the
+    embedded rule grader: every rate is in [0, 1] or undefined and the records carry grades."""
     import lm_eval
 
-    from hallubench.backends.hf_local import embedded_model_args
-
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     output = lm_eval.simple_evaluate(
-        model="hf", model_args=",".join(f"{k}={v}" for k, v in embedded_model_args().items()),
-        tasks=["simpleqa_hallu"], limit=3, gen_kwargs="max_gen_toks=32", apply_chat_template=True, log_samples=True,
-        device="cpu",
-        task_manager=task_manager({"dataset": str(SHARED_CSV)}),
-    )
+        model=model, model_args=model_args, tasks=["simpleqa_hallu"], limit=3, apply_chat_template=True,
+        log_samples=True, task_manager=task_manager({"dataset": str(dataset)}), **kwargs)
     results = output["results"]["simpleqa_hallu"]
     for metric in ("false_refusal_rate", "correct_rate", "judge_unparseable_rate"):
         assert 0.0 <= results[f"{metric},judged"] <= 1.0
@@ -254,3 +246,35 @@ def test_lm_eval_runs_simpleqa_with_smollm2():
     assert math.isnan(value) or 0.0 <= value <= 1.0
     records = [json.loads(s["filtered_resps"][0]) for s in output["samples"]["simpleqa_hallu"]]
     assert len(records) == 3 and all(r["grade"]["raw"] == "rule" for r in records)
+    return results, records
+
+
+def test_lm_eval_runs_simpleqa_with_an_api_model(tmp_path, monkeypatch):
+    """lm-eval's local-chat-completions model on a loopback server answers one question right, one wrong and declines
+    the third: one of each grade, hallucination rate 1/2 of the attempted answers."""
+    from loopback import LoopbackChatServer
+
+    monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
+    questions = [("Who painted the Night Watch?", "Rembrandt", "Rembrandt painted it."),
+                 ("Where is Lake Baikal?", "Siberia", "It is in Canada."),
+                 ("Who wrote Hamlet?", "William Shakespeare", "I don't know.")]
+    csv = tmp_path / "simple_qa_test_set.csv"
+    csv.write_text("metadata,problem,answer\n" + "".join(
+        f"\"{{'topic': 'Art', 'answer_type': 'Person', 'urls': []}}\",{q},{a}\n" for q, a, _ in questions))
+    replies = {q: r for q, _, r in questions}
+    with LoopbackChatServer(lambda messages: replies[messages[-1]["content"]]) as server:
+        results, records = simpleqa_run(csv, "local-chat-completions",
+                                        f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
+    assert [r["outcome"] for r in records] == ["correct", "incorrect", "not_attempted"]
+    assert results["hallucination_rate,judged"] == 0.5 and results["correct_rate,judged"] == pytest.approx(1 / 3)
+
+
+@pytest.mark.slow
+@needs_shared_csv
+def test_lm_eval_runs_simpleqa_with_smollm2(monkeypatch):
+    """The same on the embedded SmolLM2 (hf backend, CPU, 32 new tokens) for 3 questions of the shared CSV."""
+    from hallubench.backends.hf_local import embedded_model_args
+
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
+    simpleqa_run(SHARED_CSV, "hf", ",".join(f"{k}={v}" for k, v in embedded_model_args().items()),
+                 gen_kwargs="max_gen_toks=32", device="cpu")

@@ -1,5 +1,5 @@
 """`hallubench view`: the items gathered from samples logs and score results, the escaping of untrusted text, and
-the page itself in headless Chromium (filters, details, side-by-side models, claims with evidence)."""
+and (slow) the page itself in headless Chromium (filters, details, side-by-side models, claims with evidence)."""
 
 from __future__ import annotations
 
@@ -253,6 +253,7 @@ def browser():
         chromium.close()
 
 
+@pytest.mark.slow  # a real browser; the page's data and escaping are checked by the fast tests, its scripts only here
 def test_page_in_headless_chromium(browser, run_dir, tmp_path):
     page_file = write_view([run_dir], tmp_path / "view")
     page = browser.new_page(viewport={"width": 1400, "height": 900})
