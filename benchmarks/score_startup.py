@@ -2,7 +2,7 @@
 the loopback OpenAI-compatible stub judge (tests/loopback.py, in a child process) with a fixed latency per call.
 
 - hallubench: ``hallubench score --task precisewikiqa --samples ... --judge openai:...,concurrency=K`` in a
-  subprocess, a fresh call cache each run (so every call is made); wall time of the process.
+  subprocess, a fresh call cache each run (so every call is made); wall and CPU time of the process.
 - reference (facebookresearch/HalluLens ``tasks/shortform/precise_wikiqa.py --do_eval``), emulated in a subprocess
   (``REFERENCE`` below): the module-level imports of that entry point (pandas, tqdm's ``thread_map``, transformers'
   ``AutoTokenizer`` from ``utils/generate_question.py``; openai is not installed here, so httpx, the HTTP client
@@ -10,7 +10,8 @@ the loopback OpenAI-compatible stub judge (tests/loopback.py, in a child process
   favour), ``pd.read_json`` of the generations, then its schedule: the abstention prompts of all items through
   ``thread_map(max_workers=32)``, saved, then (a barrier) the correctness prompts of all items through
   ``thread_map(max_workers=64)``, each call with a new client as ``utils/lm.py`` makes one (a new connection). Its
-  prompts are stand-ins of the same shape. The child also reports the schedule alone (first call to last verdict).
+  prompts are short stand-ins (the stub's latency does not depend on them). The child also reports the schedule
+  alone (first call to last verdict).
 
 Also prints the import time of score's path from ``python -X importtime``: self time summed per top-level package,
 with the hallubench module that first imported it. Run it from another checkout's tree with
