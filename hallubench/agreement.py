@@ -22,10 +22,13 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hallubench.agreement_figures import KINDS, degenerate_line, figures_for, headline, kind_tables, valid_label
 from hallubench.errors import HallubenchError
+
+if TYPE_CHECKING:
+    from hallu_metrics.judges.base import Check
 
 SPLITS = ("tuning", "holdout", "all")
 _NUMBER_FIGURES = ("kappa", "pearson", "spearman", "mae")
@@ -114,7 +117,7 @@ class _Unread(dict):
         raise _Probed
 
 
-def _refusal(kind: str, check: Any) -> str | None:
+def _refusal(kind: str, check: Check) -> str | None:
     """Why a judge of ``kind`` cannot answer ``check`` (None when it can), found without judging anything."""
     from hallu_metrics.judges.kinds import SCORER_KINDS
 
@@ -133,7 +136,7 @@ def _refusal(kind: str, check: Any) -> str | None:
     return None if check.messages is not None and check.parse is not None else "it has no LLM prompt"
 
 
-def check_answerable(task: str, spec: str, checks: Sequence[Any]) -> None:
+def _check_answerable(task: str, spec: str, checks: Sequence[Check]) -> None:
     """One line naming every check the judge of ``spec`` cannot answer, before anything is judged."""
     from hallu_metrics.judges.kinds import judge_kind
 
@@ -248,7 +251,7 @@ def _user_labels(args: argparse.Namespace) -> list[dict[str, Any]]:
     from hallubench.sources.tables import iter_json_records
 
     check = _checks_by_name(args.task)[args.check]
-    check_answerable(args.task, args.judge, [check])
+    _check_answerable(args.task, args.judge, [check])
     shipped_kind, labelled = _shipped_kind(args.task, args.check)
     kind = args.kind or shipped_kind or "categorical"
     records = list(iter_json_records(args.labels))
@@ -276,7 +279,7 @@ def _shipped(args: argparse.Namespace) -> list[dict[str, Any]]:
                               "(bring your own with --labels)" if args.check else f"{args.task} has no shipped "
                               "labelled sets (bring your own with --labels)")
     checks = _checks_by_name(args.task)
-    check_answerable(args.task, args.judge, [checks[s.check] for s in chosen])
+    _check_answerable(args.task, args.judge, [checks[s.check] for s in chosen])
     every = {s.check: read_labelled(s, "all") for s in chosen}
     records = {check: [(where, r) for where, r in rows if args.split in ("all", r["split"])]
                for check, rows in every.items()}
@@ -372,7 +375,7 @@ def markdown(task: str, judge: str, sections: Sequence[dict[str, Any]], extra: d
         if "holdout" in section:
             lines += _figure_lines(section["kind"], section["holdout"], "Holdout only (items not seen while the rules "
                                    "and prompts were written; the tuning items may have been used to tune them, so "
-                                   "their figures can flatter the rule judge): ", "not judged (--split tuning).")
+                                   "their figures can flatter the rule judge): ", _no_holdout(section["split"]) + ".")
         if section.get("paper_figure"):
             lines += [_paper_beside(section), ""]
         tables = kind_tables(section["kind"], section["figures"])
@@ -407,9 +410,13 @@ def _paper_beside(section: dict[str, Any]) -> str:
     if "holdout" not in section:
         return paper_line(paper, kind, section["figures"], "your labels", shipped=False)
     holdout = section["holdout"]
-    on = (f"the {holdout['n']} holdout items"
-          if holdout else "the paper's figure is set beside the holdout figure, and --split tuning judges none")
-    return paper_line(paper, kind, holdout, on, shipped=True)
+    missing = f"the paper's figure is set beside holdout figures only, and {_no_holdout(section['split'])}"
+    return paper_line(paper, kind, holdout, f"the {holdout['n']} holdout items" if holdout else missing, shipped=True)
+
+
+def _no_holdout(split: str) -> str:
+    """Why a shipped section has no holdout figures."""
+    return "--split tuning judges no holdout item" if split == "tuning" else "the set has no holdout item"
 
 
 def _rate(value: float | None) -> str:

@@ -81,7 +81,7 @@ def test_split_tuning_judges_no_holdout_item_and_says_so(asked):
                   "rule")
     assert run.returncode == 0, run.stderr
     assert asked == [len(records("precisewikiqa", "abstention", "tuning"))]
-    assert "Holdout only (" in run.stdout and "not judged (--split tuning)." in run.stdout
+    assert "so their figures can flatter the rule judge): --split tuning judges no holdout item." in run.stdout
     assert "yours: not compared (" in run.stdout
 
 
