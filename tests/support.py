@@ -67,6 +67,16 @@ def run_cli(*argv: str | Path) -> CliRun:
     return CliRun(code, out.getvalue(), err.getvalue())
 
 
+def evaluate_module(name: str):
+    """hallu_metrics' ``evaluate`` module ``name`` loaded from its folder (imports evaluate, hence transformers and
+    torch: seconds, so only in the tests that call it)."""
+    import evaluate
+
+    from hallu_metrics.evaluate_metrics import module_path
+
+    return evaluate.load(module_path(name))
+
+
 def write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> Path:
     """``rows`` as JSON lines (UTF-8, non-ASCII kept); returns ``path``."""
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")

@@ -7,12 +7,10 @@ from __future__ import annotations
 import json
 
 import datasets
-import evaluate
 import pytest
-from support import task_manager, write_jsonl
+from support import evaluate_module, task_manager, write_jsonl
 
 from hallu_metrics import anah
-from hallu_metrics.evaluate_metrics import module_path
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.pipeline import judge_responses
 from hallubench.cli import main
@@ -224,7 +222,7 @@ def test_hallubench_score_on_a_samples_file(tmp_path):
 
 def test_evaluate_module_matches_the_benchmark():
     """The `anah_v2_ref` evaluate module pools sentence labels like the benchmark and rejects unknown labels."""
-    module = evaluate.load(module_path("anah_v2_ref"))
+    module = evaluate_module("anah_v2_ref")
     result = module.compute(sentence_labels=[["ok", "unparseable", "contradictory"], ["unverifiable"]],
                             languages=["en", "zh"])
     assert result["hallucination_rate"] == pytest.approx(2 / 3)

@@ -1,14 +1,8 @@
 """The `evaluate` modules load offline from the package and give the same numbers as the plain
 metric functions, on hand-built judged outcomes / replies with hand-computed expectations."""
 
-import evaluate
 import pytest
-
-from hallu_metrics.evaluate_metrics import module_names, module_path
-
-
-def load(name: str):
-    return evaluate.load(module_path(name))
+from support import evaluate_module as load
 
 
 def test_precisewikiqa_module_rates_and_bins():
@@ -61,6 +55,8 @@ def test_halueval_module_reads_messy_replies():
 
 def test_unknown_module_name_is_refused():
     """A typo names the known modules instead of failing inside evaluate."""
+    from hallu_metrics.evaluate_metrics import module_names, module_path
+
     assert {"hallulens_nonexistent_refusal", "hallulens_precisewikiqa", "halueval_recognition"} <= set(module_names())
     with pytest.raises(ValueError, match="hallulens_precisewikiqa"):
         module_path("hallulens_precisewikiqa_typo")

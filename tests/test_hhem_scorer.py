@@ -9,7 +9,6 @@ import random
 import shutil
 
 import pytest
-import torch
 
 from hallu_metrics.scorers import HHEM_2_1_PROMPT, make_classifier_scorer, score_to_likert
 from hallu_metrics.scorers.stand_ins import write_hhem_1_0, write_hhem_2_1, write_nli
@@ -46,6 +45,7 @@ def spec(folders, kind: str, **extra: str) -> dict[str, str]:
 def hhem_2_1_reference(folders, pairs) -> list[float]:
     """HHEM-2.1's own recipe, computed independently: format the prompt, tokenize the strings whole with
     padding, run T5ForTokenClassification, softmax over the first token's two logits, take index 1."""
+    import torch
     from safetensors.torch import load_file
     from transformers import AutoConfig, AutoTokenizer, T5ForTokenClassification
 
@@ -72,6 +72,7 @@ def test_cross_encoders_match_their_own_pair_encoding(folders, pairs):
     """HHEM-1.0 is the sigmoid of its one logit over tokenizer(premise, hypothesis); an NLI model is the softmax
     probability of the label named 'entailment' (index 1 here, found through config.label2id), with the
     tokenizer's token types passed through (the BERT stand-in uses them)."""
+    import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     for kind in ("hhem-1.0", "nli"):

@@ -11,13 +11,11 @@ import json
 import re
 
 import datasets
-import evaluate
 import pytest
 from conftest import SHARED_DATA
-from support import task_manager
+from support import evaluate_module, task_manager
 
 from hallu_metrics import hhem_summarization as hs
-from hallu_metrics.evaluate_metrics import module_path
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.scorers import make_classifier_scorer
 from hallu_metrics.scorers.stand_ins import write_hhem_2_1
@@ -206,7 +204,7 @@ def test_deepseek_r1_summaries_answer_rate_and_length():
     is valid (answer rate 100 %, as published) and they average 79.3 words (published: 77.1, docs explain)."""
     rows = [json.loads(line) for line in DOCUMENTS.read_text(encoding="utf-8").splitlines()]
     summaries = [r["deepseek_r1_summary"] or "" for r in rows]
-    result = evaluate.load(module_path(hs.NAME)).compute(predictions=summaries, scores=[None] * len(summaries))
+    result = evaluate_module(hs.NAME).compute(predictions=summaries, scores=[None] * len(summaries))
     assert result["answer_rate"] == 1.0 and result["average_summary_length"] == pytest.approx(79.33, abs=0.01)
     assert result["hallucination_rate"] is None and result["judge_unparseable_rate"] == 1.0
 

@@ -5,11 +5,10 @@ all-supported responses, the K cap of recall@K, unjudged responses, per-level ro
 import json
 import math
 
-import evaluate
 import pytest
+from support import evaluate_module
 
 from hallu_metrics import longwiki as lw
-from hallu_metrics.evaluate_metrics import module_path
 from hallu_metrics.stats import mean_of_counted
 from hallubench_tasks.judged_task import RecordMetrics
 
@@ -98,7 +97,7 @@ def test_lm_eval_hook_and_evaluate_module_agree_with_summarize():
         values = [s[entry["metric"]] for s in per_sample]
         aggregate = mean_of_counted if callable(entry["aggregation"]) else (lambda xs: sum(xs) / len(xs))
         assert aggregate(values) == pytest.approx(expected[entry["metric"]])
-    module = evaluate.load(module_path("hallulens_longwiki"))
+    module = evaluate_module("hallulens_longwiki")
     result = module.compute(outcomes=[r["outcome"] for r in records], claims=[r["n_claims"] for r in records],
                             supported=[r["supported"] for r in records], ks=[32] * 5, levels=[5, 5, 6, 7, 7])
     assert result["f1_at_k"] == pytest.approx(expected["f1_at_k"])

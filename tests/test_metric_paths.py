@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 import yaml
+from support import evaluate_module
 
 from hallu_metrics import longwiki
 from hallu_metrics.contract import Benchmark
@@ -373,10 +374,6 @@ def test_every_benchmark_has_a_case():
 @pytest.mark.parametrize("name", sorted(BENCHMARKS))
 def test_lm_eval_score_and_evaluate_give_the_same_numbers(name, tmp_path):
     """The same judged records, unreadable and failed verdicts included: every metric agrees on the three paths."""
-    import evaluate
-
-    from hallu_metrics.evaluate_metrics import module_path
-
     case = CASES[name](tmp_path)
     benchmark = BENCHMARKS[name]
     for doc in case.docs:  # the case's docs are the benchmark's
@@ -395,7 +392,7 @@ def test_lm_eval_score_and_evaluate_give_the_same_numbers(name, tmp_path):
             if benchmark.metric(metric).kind == "rate" and benchmark.metric(metric).proportion and value is not None:
                 assert value in (0.0, 1.0), (metric, value)
     lm_eval = lm_eval_values(name, records, case.docs)
-    module = evaluate.load(module_path(benchmark.evaluate_module))
+    module = evaluate_module(benchmark.evaluate_module)
     result = module.compute(**case.evaluate_inputs(records, case.docs, case.responses))
     for metric in benchmark.metric_names:
         assert same(lm_eval[metric], summary[metric]), (metric, lm_eval[metric], summary[metric])

@@ -25,7 +25,6 @@ from hallu_metrics.longform import claims, verification
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallu_metrics.registry import BENCHMARKS
-from hallubench_generators import faithfulness, longwiki
 from hallubench_generators.cli import GENERATORS, generator, reproducibility
 from hallubench_generators.nonexistent_refusal import generatedentities, mixedentities
 from hallubench_generators.nonexistent_refusal import prompts as nonexistent_prompts
@@ -152,21 +151,18 @@ def test_prompt_templates_change_the_card_hash_of_both_entity_generators(monkeyp
     assert before[0] != after[0] and before[1] != after[1]
 
 
-# A generator package's prompts module by its full name: the package's own ``prompts`` is its provenance hook.
-FAITHFULNESS_PROMPTS = importlib.import_module("hallubench_generators.faithfulness.prompts")
-LONGWIKI_PROMPTS = importlib.import_module("hallubench_generators.longwiki.prompts")
-
-
-@pytest.mark.parametrize("module, prompts_module, name, value", [
-    (faithfulness, FAITHFULNESS_PROMPTS, "_INSTRUCTIONS",
-     {**FAITHFULNESS_PROMPTS._INSTRUCTIONS, "intrinsic": "Contradict the SENTENCE."}),
-    (generatedentities, nonexistent_prompts, "MAX_TOKENS", 65),
-    (longwiki, LONGWIKI_PROMPTS, "NO_QUESTION", "[NONE]"),
+# Generator packages by name (imported by the test: the faithfulness generator loads spaCy) and their prompts
+# modules by full name (a package's own ``prompts`` attribute is its provenance hook).
+@pytest.mark.parametrize("package, name, change", [
+    ("faithfulness", "_INSTRUCTIONS", lambda old: {**old, "intrinsic": "Contradict the SENTENCE."}),
+    ("nonexistent_refusal.generatedentities", "MAX_TOKENS", lambda old: 65),
+    ("longwiki", "NO_QUESTION", lambda old: "[NONE]"),
 ])
-def test_a_generator_prompt_or_decoding_change_changes_the_card_hash(module, prompts_module, name, value,
-                                                                     monkeypatch):
+def test_a_generator_prompt_or_decoding_change_changes_the_card_hash(package, name, change, monkeypatch):
+    module = importlib.import_module(f"hallubench_generators.{package}")
+    prompts_module = importlib.import_module(f"hallubench_generators.{package.split('.')[0]}.prompts")
     before = generator_prompts_hash(module)
-    monkeypatch.setattr(prompts_module, name, value)
+    monkeypatch.setattr(prompts_module, name, change(getattr(prompts_module, name)))
     assert generator_prompts_hash(module) != before
 
 

@@ -4,8 +4,8 @@ response, FActScore's length penalty, and the domain / Wikipedia / rarity breakd
 import math
 
 import pytest
+from support import evaluate_module
 
-from hallu_metrics.evaluate_metrics import module_path
 from hallu_metrics.wildhallucinations import (
     BENCHMARK,
     is_wikipedia_url,
@@ -69,13 +69,11 @@ def test_summary_over_the_four_cases():
 def test_an_unjudged_response_is_out_of_the_response_rate_in_every_path():
     """The bug fixed: a response that did not abstain but has an unreadable fact verdict counted as responding in
     `score` and lm-eval (2 / 3) and not in the evaluate module (1 / 2). It counts only as unparseable everywhere."""
-    import evaluate
-
     unjudged_after_abstention = record("unjudged", 3, 1, abstained=False)  # as judge_item writes it
     records = [ABSTAINED, ALL_SUPPORTED, unjudged_after_abstention]
     assert sample_metrics(unjudged_after_abstention)["response_rate"] is None
     assert BENCHMARK.summarize(records, [doc()] * 3)["response_rate"] == 0.5
-    module = evaluate.load(module_path("wildhallucinations"))
+    module = evaluate_module("wildhallucinations")
     result = module.compute(outcomes=[r["outcome"] for r in records], supported_facts=[0, 4, 1],
                             total_facts=[0, 4, 3], categories=["geographic"] * 3, knowledge_urls=[[]] * 3,
                             perplexities=[None] * 3)
@@ -140,9 +138,7 @@ def test_breakdown_rows_per_domain_wiki_and_rarity():
 
 def test_evaluate_module_matches_the_benchmark():
     """The ``evaluate`` module gives the same numbers as BENCHMARK.summarize on the same judged outcomes."""
-    import evaluate
-
-    module = evaluate.load(module_path("wildhallucinations"))
+    module = evaluate_module("wildhallucinations")
     result = module.compute(
         outcomes=["abstained", "all_supported", "some_unsupported", "no_facts"],
         supported_facts=[0, 4, 3, 0], total_facts=[0, 4, 4, 0],
