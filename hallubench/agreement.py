@@ -49,7 +49,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--role", help="only the checks this judge role answers (e.g. judge_verify)")
     parser.add_argument("--check", help="only this check (hallubench judge-templates lists them)")
     parser.add_argument("--split", choices=SPLITS, default="all",
-                        help="which part of the shipped sets (default all; the holdout-only figures are always shown)")
+                        help="the part of the shipped sets to judge (default all; holdout figures shown unless tuning)")
     parser.add_argument("--labels", type=Path,
                         help="your labels instead of the shipped ones: JSON lines, the check's fields and 'label'")
     parser.add_argument("--kind", choices=KINDS,
