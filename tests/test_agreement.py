@@ -8,6 +8,7 @@ import json
 import math
 
 import pytest
+from support import write_jsonl
 
 from hallubench.agreement import paper_line
 from hallubench.agreement_figures import agreement_figures, claims_figures, numeric_figures
@@ -129,13 +130,8 @@ LABELS = [  # the rule judge reads the first two as abstentions; the human disag
 ]
 
 
-def write_labels(path, records):
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
-
-
 def test_command_reports_the_rule_judges_agreement(tmp_path, capsys):
-    labels = write_labels(tmp_path / "labels.jsonl", LABELS)
+    labels = write_jsonl(tmp_path / "labels.jsonl", LABELS)
     out = tmp_path / "agreement.json"
     assert main(["agreement", "--task", "precisewikiqa", "--check", "abstention", "--judge", "rule",
                  "--labels", str(labels), "--out", str(out)]) == 0
@@ -153,7 +149,7 @@ def test_command_reports_the_rule_judges_agreement(tmp_path, capsys):
 
 def test_user_labels_of_another_kind(tmp_path, capsys):
     """--kind numeric on labels the rule judge answers with booleans: named as the wrong kind, one line."""
-    labels = write_labels(tmp_path / "labels.jsonl", [{**LABELS[0], "label": 1.0}])
+    labels = write_jsonl(tmp_path / "labels.jsonl", [{**LABELS[0], "label": 1.0}])
     assert main(["agreement", "--task", "precisewikiqa", "--check", "abstention", "--judge", "rule",
                  "--labels", str(labels), "--kind", "numeric"]) == 2
     assert "check abstention: the judge answered True, not a numeric label" in capsys.readouterr().err
@@ -176,8 +172,8 @@ def test_user_labels_of_another_kind(tmp_path, capsys):
 ])
 def test_bad_input_is_one_line(tmp_path, monkeypatch, capsys, argv, records, fragment):
     monkeypatch.chdir(tmp_path)
-    write_labels(tmp_path / "labels.jsonl", records)
-    write_labels(tmp_path / "labels.json", records)
+    write_jsonl(tmp_path / "labels.jsonl", records)
+    write_jsonl(tmp_path / "labels.json", records)
     base = {"--task": "precisewikiqa", "--check": "abstention", "--judge": "rule", "--labels": "labels.jsonl"}
     base.update(dict(zip(argv[::2], argv[1::2])))
     assert main(["agreement", *[x for pair in base.items() for x in pair]]) == 2
@@ -194,7 +190,7 @@ def test_bad_input_is_one_line(tmp_path, monkeypatch, capsys, argv, records, fra
 ])
 def test_flags_without_their_partner_are_one_line(tmp_path, monkeypatch, capsys, argv, fragment):
     monkeypatch.chdir(tmp_path)
-    write_labels(tmp_path / "l.jsonl", LABELS)
+    write_jsonl(tmp_path / "l.jsonl", LABELS)
     assert main(["agreement", "--task", "longwiki", "--judge", "rule", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("hallubench: error: ") and fragment in err[-1]

@@ -7,6 +7,7 @@ import sqlite3
 
 import pytest
 from loopback import LoopbackChatServer, rough_usage
+from support import write_jsonl
 
 from hallu_metrics.judges.accounting import Price, price_for
 from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
@@ -112,7 +113,7 @@ def grader(messages):
 
 def test_score_records_tokens_and_cost_per_role_and_cached_reruns_cost_nothing(tmp_path, capsys):
     samples = tmp_path / "samples_simpleqa_hallu.jsonl"
-    samples.write_text("".join(json.dumps({"doc": d, "resps": [[r]]}) + "\n" for d, r in zip(SIMPLEQA_DOCS, REPLIES)))
+    write_jsonl(samples, ({"doc": d, "resps": [[r]]} for d, r in zip(SIMPLEQA_DOCS, REPLIES)))
     with LoopbackChatServer(grader, usage=lambda messages, reply: (1000, 50)) as server:
         spec = f"openai:base_url={server.base_url},model=grader"
         args = ["score", "--task", "simpleqa_hallu", "--samples", str(samples), "--judge", spec,

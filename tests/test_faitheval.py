@@ -366,9 +366,8 @@ def test_hallubench_score_on_a_samples_file(tmp_path):
     from hallubench.cli import main
 
     docs = faitheval.choice_docs(datasets.Dataset.from_list(CHOICE_ROWS), {}).to_list()
-    samples = tmp_path / "samples_faitheval_counterfactual.jsonl"
-    samples.write_text("".join(json.dumps({"doc": d, "resps": [[r]]}) + "\n" for d, r in zip(docs, ["B", "Dog"])),
-                       encoding="utf-8")
+    samples = write_jsonl(tmp_path / "samples_faitheval_counterfactual.jsonl",
+                          ({"doc": d, "resps": [[r]]} for d, r in zip(docs, ["B", "Dog"])))
     out = tmp_path / "r.json"
     assert main(["score", "--task", "faitheval_counterfactual", "--samples", str(samples), "--out", str(out)]) == 0
     result = json.loads(out.read_text(encoding="utf-8"))

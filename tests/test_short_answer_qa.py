@@ -207,8 +207,8 @@ def test_hallubench_score_on_a_samples_file(tmp_path):
     """`hallubench score` re-judges a PopQA samples file with the rule judge: rates, F-score and popularity rows."""
     docs = popqa.to_docs(datasets.Dataset.from_list(POPQA_ROWS), {}).to_list()
     replies = ["Lithuania.", "I don't know who directed it.", "It is jazz."]
-    samples = tmp_path / "samples_popqa_hallu.jsonl"
-    samples.write_text("".join(json.dumps({"doc": d, "resps": [[r]]}) + "\n" for d, r in zip(docs, replies)))
+    samples = write_jsonl(tmp_path / "samples_popqa_hallu.jsonl",
+                          ({"doc": d, "resps": [[r]]} for d, r in zip(docs, replies)))
     out = tmp_path / "r.json"
     assert main(["score", "--task", "popqa_hallu", "--samples", str(samples), "--judge", "rule", "--out",
                  str(out)]) == 0

@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from support import write_jsonl
 
 from hallubench.cli import main
 from hallubench.compare import FROM_DATASET
@@ -38,8 +39,7 @@ def _line(doc_id: int, doc: dict, response: str, record: dict, metrics: dict, ta
 
 def _write(path: Path, lines: list[dict]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    return path
+    return write_jsonl(path, lines)
 
 
 def _pwqa_doc(n: int, question: str, answer: str) -> dict:
