@@ -22,8 +22,7 @@ def judge_templates(args: argparse.Namespace) -> int:
     if args.check is None:
         print("check | defined in | fields a template may insert")
         for name, check in sorted(checks.items()):
-            fields, _ = builtin_template(check)
-            print(f"{name} | {check.messages.__module__} | {', '.join('{' + f + '}' for f in fields)}")
+            print(f"{name} | {check.messages.__module__} | {', '.join('{' + f + '}' for f in check.fields)}")
         return 0
     if args.check not in checks:
         raise HallubenchError(f"unknown check {args.check!r} (known: {', '.join(sorted(checks))})")

@@ -189,3 +189,17 @@ def test_every_benchmark_is_documented_and_its_keys_declared(name):
     assert rows, f"README.md has no row for {benchmark.task_names[0]}"
     pages = re.findall(r"\(docs/([\w.]+\.md)\)", rows[0])
     assert pages and all((root / "docs" / page).is_file() for page in pages), f"{name}: docs page {pages}"
+
+
+def test_every_check_declares_the_fields_its_items_carry():
+    """Each check of a registered benchmark names its item's fields (what a judge template may insert, refused when
+    unknown as the judge is built); its built-in prompt reads only those. That chains give them is checked at every
+    ask (hallu_metrics.judges.accounting), so the chain tests fail on a declaration that lies."""
+    from hallu_metrics.judges.templates import builtin_template
+
+    for benchmark in BENCHMARKS.values():
+        for check in benchmark.checks:
+            assert check.fields, f"{benchmark.name}: check {check.name} declares no fields"
+            if check.messages is not None:
+                read, _ = builtin_template(check)
+                assert set(read) <= set(check.fields), f"{check.name} reads {sorted(set(read) - set(check.fields))}"

@@ -20,6 +20,7 @@ from hallubench.errors import HallubenchError
 
 SUPPORTED = Check(
     name="test_supported",
+    fields=("claim", "golds"),
     messages=lambda item: [{"role": "user", "content": f"Is this supported? {item['claim']}"}],
     parse=lambda text: parse_json_bool(text, "is_supported"),
     reminder='Answer {"is_supported": true} or {"is_supported": false}.',
@@ -165,13 +166,15 @@ def test_bad_template_files_are_refused_before_judging(tmp_path, text, message):
         make_judge(f"openai:base_url=http://127.0.0.1:9/v1,model=m,template={path}")
 
 
-def test_a_field_the_check_does_not_give_is_a_clear_error(tmp_path):
+def test_a_field_the_check_does_not_give_is_refused_when_the_judge_is_built(tmp_path):
+    """Found from the check's declared fields when the judge is built (before lm-eval generates anything), not when
+    the first item renders; a field the check gives but its built-in prompt does not use is accepted."""
     path = write(tmp_path, "test_supported: 'Claim {claim} against {target}'\n")
-    with LoopbackChatServer(lambda messages: "{}") as server:
-        judge = make_judge(spec_for(server, template=path), CallCache(tmp_path / "c.sqlite"))
-        with pytest.raises(HallubenchError, match=r"inserts \{target\}, which this check does not give .*claim"):
-            ask(judge, SUPPORTED, {"claim": "x"})
-        judge.close()
+    with pytest.raises(HallubenchError, match=r"inserts \{target\}, which this check does not give \(it gives: claim, "
+                       r"golds\)"):
+        make_judge(f"openai:base_url=http://127.0.0.1:9/v1,model=m,template={path}")
+    golds = write(tmp_path, "test_supported: 'Golds {golds}'\n", name="golds.yaml")
+    make_judge(f"openai:base_url=http://127.0.0.1:9/v1,model=m,template={golds}")
 
 
 def test_every_llm_check_declares_a_reply_schema_that_its_reader_reads():

@@ -20,14 +20,17 @@ from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 
 HALLUCINATION_TAGS = ("<No Hallucination>", "<Contradictory>", "<Unverifiable>")  # turn 3 answers
-FACTS = Check(name="anah_facts", messages=facts_messages, parse=parse_facts,
+ITEM = ("question", "document", "language", "sentence")  # each turn adds the earlier replies
+FACTS = Check(name="anah_facts", fields=ITEM, messages=facts_messages, parse=parse_facts,
               reminder="Reply with exactly <Facts Present> or <No Facts>.", rule=rule_facts, max_tokens=16,
               structured=structured.label("answer", ("<Facts Present>", "<No Facts>"), as_text=str))
-REFERENCE = Check(name="anah_reference", messages=reference_messages, parse=parse_reference,
+REFERENCE = Check(name="anah_reference", fields=(*ITEM, "facts_reply"), messages=reference_messages,
+                  parse=parse_reference,
                   reminder=f"List the relevant reference information separated by <SEP>, or reply {NO_REFERENCE}.",
                   rule=rule_reference, max_tokens=512, structured=structured.text_field("reference"),
                   listed=reference_passages)
-HALLUCINATION = Check(name="anah_hallucination", messages=hallucination_messages,
+HALLUCINATION = Check(name="anah_hallucination", fields=(*ITEM, "facts_reply", "reference_reply", "reference"),
+                      messages=hallucination_messages,
                       parse=parse_hallucination, reminder="Reply with exactly one of <No Hallucination>, "
                       "<Contradictory> or <Unverifiable>.", rule=rule_hallucination, max_tokens=16,
                       structured=structured.label("answer", HALLUCINATION_TAGS, as_text=str))

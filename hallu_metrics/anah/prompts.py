@@ -55,12 +55,12 @@ def _step3(item: dict) -> str:
 def _conversation(item: dict, steps: int) -> list[dict[str, str]]:
     """The chained conversation up to turn ``steps``: earlier turns with the judge's own earlier replies."""
     turns = [_step1, _step2, _step3][:steps]
-    replies = [item.get("facts_reply", ""), item.get("reference_reply", "")]
+    replies = ("facts_reply", "reference_reply")  # read only for the turns that follow them
     messages = [{"role": "system", "content": _SYSTEM}]
     for i, turn in enumerate(turns):
         messages.append({"role": "user", "content": turn(item)})
         if i < steps - 1:
-            messages.append({"role": "assistant", "content": replies[i]})
+            messages.append({"role": "assistant", "content": item[replies[i]]})
     return messages
 
 

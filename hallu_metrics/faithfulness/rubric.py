@@ -30,6 +30,7 @@ def rubric_check(rubric: str, reasoning: bool = True) -> Check:
     """The rubric question for any LLM judge; items carry ``reference`` and ``hypothesis``."""
     return Check(
         name="faithfulness_rubric" if reasoning else "faithfulness_rubric_so",
+        fields=("reference", "hypothesis"),
         messages=lambda item: rubric_messages(item["reference"], item["hypothesis"], rubric, reasoning),
         parse=parse_rubric_score,
         reminder=f"Answer again in the required format. {OUTPUT_FORMATS[reasoning]}",

@@ -42,5 +42,6 @@ def _no_rule(item: dict) -> float:
 
 
 # P(consistent) of (document, summary) from a classifier scorer.
-CONSISTENCY = Check(name="summary_consistency", pair=lambda item: (item["reference"], item["hypothesis"]),
+CONSISTENCY = Check(name="summary_consistency", fields=("reference", "hypothesis"),
+                    pair=lambda item: (item["reference"], item["hypothesis"]),
                     rule=_no_rule)

@@ -50,6 +50,9 @@ class RoleJudge:
         return getattr(self.judge, name)
 
     async def ask(self, check: Check, item: dict) -> Verdict:
+        missing = [name for name in check.fields if name not in item]
+        if missing:  # a chain and its check's declaration disagree: templates would be validated against a lie
+            raise ValueError(f"check {check.name!r}: the item lacks its declared field(s) {', '.join(missing)}")
         token = CALL_ROLE.set(self.role)
         try:
             return await self.judge.ask(check, item)

@@ -60,6 +60,7 @@ class Check:
     max_tokens: int = 128
     structured: StructuredOutput | None = None
     listed: Callable[[Label], list[str]] | None = None  # a one-text verdict as its items (agreement's claims kind)
+    fields: tuple[str, ...] = ()  # the item's fields (what a judge template may insert), checked at every ask
 
     def __post_init__(self) -> None:
         ALL_CHECKS.append(self)

@@ -114,6 +114,7 @@ def _llm_options(spec: str) -> tuple[Spec, bool, JudgeTemplates | None, str]:
         import hallu_metrics.registry  # noqa: F401  (builds every benchmark's checks, so their names are known)
 
         templates.check_names(check_names())
+        templates.check_fields(ALL_CHECKS)  # an unknown {field} is refused now, not after generation
         templates.warn_raw_fields(ALL_CHECKS)
     backend = Spec(parsed.kind, backend_args)
     options = (["structured=true"] if structured else []) + ([f"template={templates.public}"] if templates else [])

@@ -133,6 +133,18 @@ class JudgeTemplates:
                       "each between <<<BEGIN NAME>>> and <<<END NAME>>> lines to have it rendered as a data block)",
                       file=sys.stderr)
 
+    def check_fields(self, checks: Iterable[Any]) -> None:
+        """Refuse, when the judge is built (before lm-eval generates), a template inserting a field its check's items
+        do not have (``Check.fields``)."""
+        for check in checks:
+            if not self.covers(check.name) or not check.fields:
+                continue
+            inserted = set().union(*(placeholders(text) for text in self.by_check[check.name].values()))
+            unknown = sorted(inserted - set(check.fields))
+            if unknown:
+                raise HallubenchError(f"judge template {Path(self.path).name} ({check.name}) inserts {{{unknown[0]}}}, "
+                                      f"which this check does not give (it gives: {', '.join(check.fields)})")
+
     def check_names(self, known: Iterable[str]) -> None:
         """Refuse a file that names no known check (a typo would silently keep the built-in prompt)."""
         unknown = sorted(set(self.by_check) - set(known))

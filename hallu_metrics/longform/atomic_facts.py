@@ -115,6 +115,7 @@ def split_clauses(sentence: str) -> list[str]:
 
 ATOMIC_FACTS = Check(
     name="atomic_facts",
+    fields=("entity", "sentence"),
     messages=_messages,
     parse=parse_facts,
     reminder=f"List the facts one per line, each line starting with '- ', or write {NO_FACTS}.",

@@ -135,6 +135,7 @@ def sentence_claim(item: dict) -> list[str]:
 
 CLAIM_EXTRACTION = Check(
     name="claim_extraction",
+    fields=("question", "snippet", "sentence"),
     messages=_messages,
     parse=parse_claims,
     reminder=f'List the claims of the marked sentence, one per line starting with "- ", or reply exactly {NO_CLAIMS}',

@@ -69,6 +69,7 @@ def knowledgeable_by_rule(response: str) -> bool:
 
 KNOWLEDGEABLE = Check(  # label True: the reply tries to answer; False: it declines (a refusal)
     name="knowledgeable",
+    fields=("question", "response"),
     messages=_messages,
     parse=lambda text: parse_json_bool(text, "is_knowledgeable"),
     reminder='Answer with exactly {"is_knowledgeable": true} or {"is_knowledgeable": false}.',

@@ -76,6 +76,7 @@ def _messages(item: dict) -> list[dict[str, str]]:
 
 VERIFICATION = Check(
     name="verification",
+    fields=("claim", "passages"),
     messages=_messages,
     parse=lambda text: parse_json_bool(text, "is_supported"),
     reminder='Answer with exactly {"is_supported": true} or {"is_supported": false}.',

@@ -11,6 +11,7 @@ from hallu_metrics.nonexistent_refusal.prompts import does_believe_messages
 
 DOES_BELIEVE = Check(
     name="does_believe",
+    fields=("name", "type", "prompt", "response"),
     messages=does_believe_messages,
     parse=lambda text: parse_json_bool(text, "does_believe"),
     reminder='Answer with exactly {"does_believe": true} or {"does_believe": false}.',

@@ -13,6 +13,7 @@ CORRECTNESS_LABELS = ("CORRECT", "INCORRECT", "UNVERIFIABLE")
 
 ABSTENTION = Check(
     name="abstention",
+    fields=("question", "gold", "response"),
     messages=abstention_messages,
     parse=lambda text: parse_json_bool(text, "is_abstaining"),
     reminder='Answer with exactly {"is_abstaining": true} or {"is_abstaining": false}.',
@@ -24,6 +25,7 @@ ABSTENTION = Check(
 
 CORRECTNESS = Check(
     name="correctness",
+    fields=("question", "gold", "response"),
     messages=correctness_messages,
     parse=lambda text: parse_label(text, CORRECTNESS_LABELS),
     reminder='Answer with exactly one of {"verdict": "CORRECT"}, {"verdict": "INCORRECT"}, {"verdict": '

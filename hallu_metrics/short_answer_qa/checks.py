@@ -38,6 +38,7 @@ def rule_grade(item: dict) -> str:
 
 GRADE = Check(
     name="short_answer_grade",
+    fields=("question", "golds", "response"),
     messages=grader_messages,
     parse=parse_grade,
     reminder="Reply with exactly one letter: A (CORRECT), B (INCORRECT) or C (NOT_ATTEMPTED).",
