@@ -3,7 +3,7 @@ official grader wording for comparability with published numbers without the pro
 
 The file is YAML (or JSON): a mapping from check names to a template, either the user message as text or
 ``{system: TEXT, user: TEXT}``. ``{field}`` inserts the field of the judged item (the same fields the
-built-in prompt uses: ``hallubench judge-templates --task T`` lists them), ``{{`` and ``}}`` are literal
+built-in prompt uses: ``hallubench judge-templates`` lists them), ``{{`` and ``}}`` are literal
 braces; nothing else is interpreted (no attribute or index access). Lists are inserted one element per line.
 A data block written as ``<<<BEGIN NAME>>>`` / ``<<<END NAME>>>`` lines (with or without a ``#code``) is rendered as
 the built-in prompts render theirs: its inserted text cleaned of marker look-alikes, its markers coded for that text.
