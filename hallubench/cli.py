@@ -147,9 +147,10 @@ def _judge_and_write(args: argparse.Namespace, benchmark: Any, flags: dict[str, 
     unreadable = result["unreadable"]
     if unreadable["items"] or result["judge_failed"]:
         served = [str(spec) for spec in result["judges"].values() if str(spec).startswith("openai:")]
-        tip = ("" if not served else "; structured=true is on: if its server ignored response_format (said above), "
-               "use a server that honours it" if all("structured=true" in spec for spec in served)
-               else "; structured=true on the judge spec keeps replies in shape")
+        tip = ("" if not served else "; structured=false is set: without it each check's JSON schema is sent"
+               if any("structured=false" in spec for spec in served) else "; each check's JSON schema was sent: if "
+               "the server ignored or refused response_format (said above), a server that honours it keeps replies "
+               "in shape")
         advice = "re-run to resume failed calls; --retry-unparseable re-asks unreadable replies" + tip
         print(unreadable_banner(args.task, unreadable["metric"] or "judge_unparseable_rate",
                                        unreadable["share"], unreadable["items"], result["n"], result["judge_failed"],

@@ -1,7 +1,8 @@
 """A minimal OpenAI-compatible chat server on 127.0.0.1 for tests, benchmarks and dry runs.
 
 ``reply(messages) -> str`` decides the answer; ``faults`` is a queue of injected failures served
-before normal answers ("500", "429", "garbage", "timeout"); ``latency`` (seconds, or a function of the
+before normal answers ("500", "429", "garbage", "timeout"); ``reject_schema`` answers HTTP 400 to any request
+carrying ``response_format`` (a server without structured outputs); ``latency`` (seconds, or a function of the
 messages) delays every answer. Every answer carries ``usage`` as OpenAI-compatible servers send it
 (``prompt_tokens``, ``completion_tokens``, ``total_tokens``, ``prompt_tokens_details.cached_tokens``), counted by
 ``usage(messages, reply) -> (prompt, completion)``: by default words and punctuation marks (``rough_usage``), or a
@@ -44,8 +45,10 @@ class LoopbackChatServer:
         faults: list[str] | None = None,
         hang_seconds: float = 5.0,
         usage: Callable[[list[dict], str], tuple[int, int]] = rough_usage,
+        reject_schema: bool = False,
     ):
         self.reply, self.latency, self.hang_seconds, self.usage = reply, latency, hang_seconds, usage
+        self.reject_schema = reject_schema  # HTTP 400 to a request with response_format, as servers without it do
         self.faults = deque(faults or [])
         self.requests: list[dict] = []
         self.headers: list[dict] = []
@@ -72,6 +75,9 @@ class LoopbackChatServer:
                     return
                 if fault == "garbage":
                     self._send(200, b"<html>not json</html>")
+                    return
+                if server.reject_schema and "response_format" in body:
+                    self._send(400, b'{"error": {"message": "response_format is not supported by this server"}}')
                     return
                 messages = body.get("messages", [])
                 time.sleep(server.latency(messages) if callable(server.latency) else server.latency)

@@ -55,12 +55,13 @@ def test_structured_sends_the_schema_and_reads_the_schema_reply(tmp_path):
     assert judge.spec.endswith(",structured=true")
 
 
-def test_without_the_option_no_response_format_is_sent(tmp_path):
+def test_structured_false_sends_no_response_format(tmp_path):
     with LoopbackChatServer(lambda messages: '{"is_supported": true}') as server:
-        judge = make_judge(spec_for(server), CallCache(tmp_path / "c.sqlite"))
+        judge = make_judge(spec_for(server, structured="false"), CallCache(tmp_path / "c.sqlite"))
         assert ask(judge, SUPPORTED, {"claim": "x"}).label is True
         judge.close()
     assert "response_format" not in server.requests[0]
+    assert judge.spec.endswith(",structured=false")
 
 
 def test_structured_is_part_of_the_cache_key_and_free_text_keys_are_unchanged():
@@ -97,7 +98,7 @@ def test_label_schema_maps_to_the_readers_text_form():
     "spec, message",
     [
         ("smollm2:structured=true", "structured=true needs an OpenAI-compatible server"),
-        ("openai:base_url=http://127.0.0.1:9/v1,model=m,structured=maybe", "structured must be true or false"),
+        ("openai:base_url=http://127.0.0.1:9/v1,model=m,structured=maybe", "structured must be true, false or auto"),
         ("openai:base_url=http://127.0.0.1:9/v1,model=m,template=/no/such/file.yaml", "cannot read judge template"),
     ],
 )

@@ -49,16 +49,17 @@ def test_a_server_ignoring_the_schema_is_named_once(tmp_path, reply, warned):
     assert result["correct_rate"] == 1.0  # the free-text readers are the fallback: nothing was lost
 
 
-def test_the_unreadable_banner_does_not_advise_structured_when_it_is_on(tmp_path):
+def test_the_unreadable_banner_advises_on_structured_outputs_as_they_are(tmp_path):
     with LoopbackChatServer(lambda messages: "Let me think about it.") as server:
         base = f"openai:base_url={server.base_url},model=j,max_retries=0"
-        plain = run_cli("score", "--task", "precisewikiqa", "--judge", base, "--samples", samples(tmp_path),
+        plain = run_cli("score", "--task", "precisewikiqa", "--judge", f"{base},structured=false", "--samples",
+                        samples(tmp_path),
                         "--out", tmp_path / "a.json", "--max-unreadable", "1")
         on = run_cli("score", "--task", "precisewikiqa", "--judge", f"{base},structured=true", "--samples",
                      samples(tmp_path), "--out", tmp_path / "b.json", "--max-unreadable", "1")
-    assert "structured=true on the judge spec keeps replies in shape" in plain.stderr
-    assert "structured=true on the judge spec keeps replies in shape" not in on.stderr
-    assert "structured=true is on" in on.stderr and IGNORED in on.stderr
+    assert "structured=false is set: without it each check's JSON schema is sent" in plain.stderr
+    assert "structured=false is set" not in on.stderr
+    assert "each check's JSON schema was sent" in on.stderr and IGNORED in on.stderr
 
 
 def test_a_slow_server_gets_one_warning_and_no_more_attempts_than_the_retries(capsys):

@@ -27,7 +27,7 @@ FACTS = Check(name="anah_facts", fields=ITEM, messages=facts_messages, parse=par
 REFERENCE = Check(name="anah_reference", fields=(*ITEM, "facts_reply"), messages=reference_messages,
                   parse=parse_reference,
                   reminder=f"List the relevant reference information separated by <SEP>, or reply {NO_REFERENCE}.",
-                  rule=rule_reference, max_tokens=512, structured=structured.text_field("reference"),
+                  rule=rule_reference, max_tokens=512, structured=structured.text_field("reference", NO_REFERENCE),
                   listed=reference_passages)
 HALLUCINATION = Check(name="anah_hallucination", fields=(*ITEM, "facts_reply", "reference_reply", "reference"),
                       messages=hallucination_messages,

@@ -7,10 +7,12 @@
 | ``openai:``, ``hf:``, ``smollm2`` | ``LLMJudge`` | the check's prompt, reply parsed by the check |
 | ``hhem:``, ``nli:`` | ``ScorerJudge`` | P(consistent) of the check's (premise, hypothesis) pair |
 
-LLM judge specs take two judge options beside the backend's keys: ``structured=true`` (send each check's JSON
-schema as ``response_format``; OpenAI-compatible servers only) and ``template=PATH`` (prompts from a user
-file, ``hallu_metrics/judges/templates.py``). Both are part of the public spec (the template as its file
-name and content hash), so results record them.
+LLM judge specs take two judge options beside the backend's keys: ``structured=auto|true|false`` (send each
+check's JSON schema as ``response_format``; OpenAI-compatible servers only, where ``auto`` is the default: a server
+that refuses the schema is judged without it, one that ignores it is read by the free-text readers) and
+``template=PATH`` (prompts from a user file, ``hallu_metrics/judges/templates.py``). Both are part of the public spec
+when given (the template as its file name and content hash), so results record them; how replies were read (by
+schema or as free text) is in the judge's report, under ``judge_calls`` in score's result.
 """
 
 from __future__ import annotations
@@ -93,20 +95,28 @@ class ScorerJudge:
 JUDGE_OPTIONS = ("structured", "template")
 
 
-def _structured_flag(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise HallubenchError(f"bad judge spec: structured must be true or false, got {value!r}")
-    return value
+STRUCTURED_MODES = ("auto", "true", "false")
 
 
-def _llm_options(spec: str) -> tuple[Spec, bool, JudgeTemplates | None, str]:
+def _structured_mode(value: object, kind: str) -> str:
+    """``structured=`` as a mode: ``auto`` (the default of ``openai:`` judges: the schema is sent, and a server that
+    refuses it is judged without it), ``true`` (the schema is required), ``false`` (never sent)."""
+    if value is None:
+        return "auto" if kind == "openai" else "false"
+    mode = str(value).lower() if isinstance(value, (bool, str)) else None
+    if mode not in STRUCTURED_MODES:
+        raise HallubenchError(f"bad judge spec: structured must be true, false or auto, got {value!r}")
+    return mode
+
+
+def _llm_options(spec: str) -> tuple[Spec, str, JudgeTemplates | None, str]:
     """(backend spec, structured, templates, public spec with the options) of an LLM judge spec."""
     parsed = parse_spec(spec, BACKEND_KINDS)
     backend_args = {k: v for k, v in parsed.args.items() if k not in JUDGE_OPTIONS}
-    structured = _structured_flag(parsed.args.get("structured", False))
-    if structured and parsed.kind != "openai":
+    structured = _structured_mode(parsed.args.get("structured"), parsed.kind)
+    if structured != "false" and parsed.kind != "openai":
         raise HallubenchError(
-            f"bad judge spec: structured=true needs an OpenAI-compatible server (openai:...), not {parsed.kind}"
+            f"bad judge spec: structured={structured} needs an OpenAI-compatible server (openai:...), not {parsed.kind}"
         )
     templates = None
     if "template" in parsed.args:
@@ -117,7 +127,8 @@ def _llm_options(spec: str) -> tuple[Spec, bool, JudgeTemplates | None, str]:
         templates.check_fields(ALL_CHECKS)  # an unknown {field} is refused now, not after generation
         templates.warn_raw_fields(ALL_CHECKS)
     backend = Spec(parsed.kind, backend_args)
-    options = (["structured=true"] if structured else []) + ([f"template={templates.public}"] if templates else [])
+    stated = [f"structured={structured}"] if "structured" in parsed.args and structured != "auto" else []
+    options = stated + ([f"template={templates.public}"] if templates else [])
     public = backend.public()
     if options:
         public += ("," if backend_args else ":") + ",".join(options)

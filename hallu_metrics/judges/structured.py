@@ -10,6 +10,7 @@ asks for a JSON object need none."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -75,15 +76,26 @@ def text_list(key: str, empty_text: str) -> StructuredOutput:
     nothing-to-list marker)."""
 
     def to_text(value: Any) -> str:
-        items = [str(item) for item in value[key]]
+        items = [item for item in (_list_item(text) for text in value[key]) if item]
         return "\n".join(f"- {item}" for item in items) if items else empty_text
 
     return StructuredOutput(_object(key, key, {"type": "array", "items": {"type": "string"}}), to_text)
 
 
-def text_field(key: str) -> StructuredOutput:
-    """``{"key": text}`` whose text is what the reader reads (e.g. reference points separated by markers)."""
-    return StructuredOutput(_object(key, key, {"type": "string"}), lambda value: str(value[key]))
+def _list_item(text: Any) -> str:
+    """One element of a schema list as one bullet line: its lines joined (a line break must not cut it), a bullet
+    the judge repeated ("- The Nile ...") dropped; blank when the element is empty."""
+    return _BULLET.sub("", " ".join(str(text).split()), count=1)
+
+
+_BULLET = re.compile(r"^(?:[-*\u2022]|\d+[.)])\s+")
+
+
+def text_field(key: str, empty_text: str = "") -> StructuredOutput:
+    """``{"key": text}`` whose text is what the reader reads (e.g. reference points separated by markers); an empty
+    text reads as ``empty_text`` (the reader's nothing-found marker), not as an unreadable reply."""
+    return StructuredOutput(_object(key, key, {"type": "string"}),
+                            lambda value: str(value[key]).strip() or empty_text)
 
 
 def reasoned_integer(key: str, low: int, high: int) -> StructuredOutput:
