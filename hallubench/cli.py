@@ -101,6 +101,13 @@ def _score(args: argparse.Namespace) -> int:
     for role in benchmark.judge_roles:
         if flags.get(role):
             check_judge_spec(flags[role])  # a bad spec fails before any work
+    if args.judge_panel:
+        if args.judge or len(args.judge_panel) < 2:
+            raise HallubenchError("--judge-panel needs two or more judge specs, and no --judge (the panel replaces it)")
+        for spec in args.judge_panel:
+            check_judge_spec(spec)
+    if args.generation_runs and not args.samples:
+        raise HallubenchError("--generation-runs scores several --samples runs; --dataset has no responses")
     with exclusive_output(Path(args.out), "--out"):  # a second run writing this --out is refused, not raced
         return _judge_and_write(args, benchmark, flags, prices)
 
@@ -114,14 +121,17 @@ def _judge_and_write(args: argparse.Namespace, benchmark: Any, flags: dict[str, 
     from hallubench.costs import summary_lines
     from hallubench.dataset_samples import write_dataset_samples
     from hallubench.judge_failures import failure_causes
-    from hallubench.scoring import ScoreOptions, find_samples, score, write_json_atomic
+    from hallubench.scoring import ScoreOptions, find_runs, find_samples, score_with_error_bars, write_json_atomic
 
     with tempfile.TemporaryDirectory() as tmp:
-        samples = find_samples(args.samples, args.task) if args.samples else Path(tmp) / "samples.jsonl"
+        runs = (find_runs(args.samples, args.task) if args.generation_runs
+                else [find_samples(args.samples, args.task) if args.samples else Path(tmp) / "samples.jsonl"])
+        if args.generation_runs and len(runs) < 2:
+            raise HallubenchError(f"--generation-runs needs two or more samples files of {args.task}; found {runs[0]}")
         if args.dataset:  # the judge scores each doc itself; the responses stay empty
-            write_dataset_samples(args.task, args.dataset, samples)
-        result, records = score(args.task, samples, ScoreOptions(flags, args.rejudge, args.retry_unparseable,
-                                                                 prices))
+            write_dataset_samples(args.task, args.dataset, runs[0])
+        result, records = score_with_error_bars(
+            args.task, runs, ScoreOptions(flags, args.rejudge, args.retry_unparseable, prices), args.judge_panel or ())
     if args.dataset:
         result["samples"] = f"{args.dataset}{FROM_DATASET}"
         result["dataset"].update(location=args.dataset, revision="unpinned")
@@ -299,7 +309,7 @@ def _add_score(subparsers: argparse._SubParsersAction) -> None:
         metavar="PATH",
         help="lm-eval's samples_<TASK>_<date>.jsonl (written with --log_samples), or folders holding it (searched "
         "recursively, e.g. out/); several files or folders may be given (a shell glob) but they must come down to "
-        "one run of --task: several runs are refused, listed newest first",
+        "one run of --task: several runs are refused, listed newest first, unless --generation-runs",
     )
     given.add_argument(
         "--dataset",
@@ -310,6 +320,20 @@ def _add_score(subparsers: argparse._SubParsersAction) -> None:
         "--judge",
         help="judge spec: rule, openai:..., hf:..., smollm2, hhem:..., nli:... (default: the judge the samples log "
         f"records, else the task's default judge, {DEFAULT_JUDGE!r} for most tasks)",
+    )
+    score.add_argument(
+        "--judge-panel",
+        nargs="+",
+        metavar="SPEC",
+        help="several judges (each as --judge SPEC): per item the reported record is the majority outcome's (a "
+        "tie: the earliest judge's), and the result gives the std of the judges' values "
+        "(error_bars.judge; docs/stability.md, three error bars)",
+    )
+    score.add_argument(
+        "--generation-runs",
+        action="store_true",
+        help="the --samples files are several runs of one model on one set (seeds): score them all, report their "
+        "pooled values and the std across runs (error_bars.generation; docs/stability.md, three error bars)",
     )
     score.add_argument(
         "--judge-role",

@@ -41,6 +41,7 @@ from hallubench.report import (
     say_empty,
     set_value_axis,
     short_name,
+    spread_line,
     unit,
 )
 
@@ -51,7 +52,7 @@ Row = dict[str, Any]  # one model's result on one task, in the shared result sha
 COLUMNS = ("model", "judge", "set", "shots", "date")  # what each row names besides its numbers
 COMPARABLE = ("judge", "set", "shots")  # rows differing in these do not measure the same thing
 CSV_HEADER = ("task", *COLUMNS, "judge_spec", "n", "metric", "value", "unit", "counted", "stderr", "wilson95_low",
-              "wilson95_high")
+              "wilson95_high", "generation_std", "judge_std")
 SKIPPED_NOTE = "skipped (predict-only, not judged): {model} on {task} — judge with hallubench score"
 FROM_DATASET = " (dataset, empty responses)"  # ends the `samples` of a result scored with --dataset: no items
 
@@ -242,6 +243,9 @@ def score_result_schema(benchmark: Benchmark) -> dict[str, Any]:
             "date": {"type": ["string", "number", "null"]},
             "stderr": {"type": "object", "additionalProperties": _NUMBER},
             "counted": {"type": "object", "additionalProperties": _COUNT},
+            "error_bars": {"type": "object", "additionalProperties": {
+                "type": "object", "required": ["n", "std"],
+                "properties": {"n": _COUNT, "std": {"type": "object", "additionalProperties": _NUMBER}}}},
             "breakdowns": {"type": "object", "additionalProperties": {"type": "array", "items": {
                 "type": "object", "required": ["value"], "properties": {**metrics, "n": _COUNT}}}},
         },
@@ -350,19 +354,25 @@ def _markdown(task: str, rows: Sequence[Row], view: str | None = None) -> str:
         *("| " + " | ".join([*(str(r[c]) for c in COLUMNS), n_cell(r), *(cell(m, r) for m in metrics)]) + " |"
           + link for r, link in zip(rows, links)),
     ]
+    spreads = [f"- {line}" for r in rows
+               if (line := spread_line(r.get("error_bars") or {}, metrics, str(r["model"])))]
     warning = incomparable(rows)
-    return "\n".join([*lines, *(["", warning] if warning else [])])
+    return "\n".join([*lines, *(["", *spreads] if spreads else []), *(["", warning] if warning else [])])
 
 
 def _csv_rows(task: str, row: Row, metrics: Sequence[Metric]) -> list[list[Any]]:
-    """One CSV line per headline metric: rates as fractions (unit ``fraction``), with their Wilson interval."""
+    """One CSV line per headline metric: rates as fractions (unit ``fraction``), with their Wilson interval and the
+    standard deviations of the result's error bars (empty when it has none)."""
     lines = []
+    bars = row.get("error_bars") or {}
     for metric in metrics:
+        stds = [_number(((bars.get(source) or {}).get("std") or {}).get(metric.name)) for source in ("generation",
+                                                                                                    "judge")]
         counted = (row.get("counted") or {}).get(metric.name)
         bounds = interval(metric, row.get(metric.name), counted) or ("", "")
         lines.append([task, *(row[c] for c in COLUMNS), json.dumps(row["judges"], sort_keys=True), row.get("n", ""),
                       metric.name, _number(row.get(metric.name)), csv_unit(metric), _number(counted),
-                      _number((row.get("stderr") or {}).get(metric.name)), *bounds])
+                      _number((row.get("stderr") or {}).get(metric.name)), *bounds, *stds])
     return lines
 
 

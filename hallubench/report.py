@@ -122,16 +122,34 @@ def judge_line(result: Mapping[str, Any], benchmark: Benchmark) -> str:
 
 
 def table(result: Mapping[str, Any], benchmark: Benchmark, metric_names: Sequence[str] | None = None) -> str:
-    """Markdown: the overall row, then one table per breakdown (in the breakdown's order); headers name each
-    metric's unit, a closing line the interval."""
+    """Markdown: the overall row (and the spread line of its error bars), then one table per breakdown (in the
+    breakdown's order); headers name each metric's unit, a closing line the interval."""
     metrics = [benchmark.metric(n) for n in (metric_names or benchmark.headline_metrics)]
     header = "| {} | n | " + " | ".join(f"{m.name} ({unit(m)})" for m in metrics) + " |"
     rule = "|---|---:|" + "---:|" * len(metrics)
-    parts = ["\n".join([header.format(result["task"]), rule, _row("**all**", result, metrics)])]
+    spread = spread_line(result.get("error_bars") or {}, metrics)
+    parts = ["\n".join([header.format(result["task"]), rule, _row("**all**", result, metrics),
+                        *(["", spread] if spread else [])])]
     for breakdown, rows in _breakdowns(result, benchmark):
         lines = [header.format(breakdown.label), rule, *(_row(str(r["value"]), r, metrics) for r in rows)]
         parts.append("\n".join(lines))
     return "\n\n".join([*parts, INTERVAL_NOTE])
+
+
+ERROR_BAR_SOURCES = {"generation": "runs", "judge": "judges"}  # error_bars key -> what its n counts
+
+
+def spread_line(error_bars: Mapping[str, Any], metrics: Sequence[Metric], label: str = "") -> str:
+    """``spread: hallucination_rate generation ±2.0 (3 runs) · judge ±1.2 (3 judges); ...``: per headline metric,
+    each source's standard deviation in the metric's unit (rates in points); empty when there is none."""
+    parts = []
+    for metric in metrics:
+        factor = 100.0 if metric.kind == "rate" else 1.0
+        bars = [f"{source} ±{factor * bar['std'][metric.name]:.2f} ({bar['n']} {ERROR_BAR_SOURCES[source]})"
+                for source, bar in error_bars.items()
+                if source in ERROR_BAR_SOURCES and not is_missing((bar.get("std") or {}).get(metric.name))]
+        parts += [f"{metric.name} {' · '.join(bars)}"] if bars else []
+    return f"spread{f' ({label})' if label else ''}: {'; '.join(parts)}" if parts else ""
 
 
 # ---------------------------------------------------------------- breakdown order

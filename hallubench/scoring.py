@@ -7,10 +7,12 @@ import contextlib
 import json
 import math
 import re
+import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -51,11 +53,10 @@ def _run_time(path: Path) -> float:
     return path.stat().st_mtime
 
 
-def find_samples(paths: Sequence[Path], task: str) -> Path:
-    """The one samples file of ``task`` that ``paths`` name: files, and folders searched recursively for lm-eval's
-    ``samples_<task>_<date>.jsonl``. Files lm-eval named for another hallubench task are left out (a shell glob
-    ``samples_halueval_qa_*`` also matches ``halueval_qa_knowledge``'s); several runs of ``task`` are refused, listed
-    newest first (merging them would mix models or sets)."""
+def find_runs(paths: Sequence[Path], task: str) -> list[Path]:
+    """Every samples file of ``task`` that ``paths`` name, newest first: files, and folders searched recursively for
+    lm-eval's ``samples_<task>_<date>.jsonl``. Files lm-eval named for another hallubench task are left out (a shell
+    glob ``samples_halueval_qa_*`` also matches ``halueval_qa_knowledge``'s); none found is refused."""
     found: dict[Path, Path] = {}
     others: list[Path] = []
     for path in paths:
@@ -70,15 +71,21 @@ def find_samples(paths: Sequence[Path], task: str) -> Path:
                 found.setdefault(match.resolve(), match)
             else:
                 others.append(match)
-    runs = sorted(found.values(), key=_run_time, reverse=True)
-    if len(runs) > 1:
-        raise HallubenchError(f"{len(runs)} samples files of {task} (newest first): {', '.join(map(str, runs))}; "
-                              f"score one run at a time, e.g. the newest: --samples {runs[0]}")
-    if runs:
-        return runs[0]
+    if found:
+        return sorted(found.values(), key=_run_time, reverse=True)
     if others:
         raise HallubenchError(f"{others[0]} holds samples of {task_of(others[0].name)}, not of --task {task}")
     raise HallubenchError(f"no samples_{task}_*.jsonl under {', '.join(map(str, paths))}")
+
+
+def find_samples(paths: Sequence[Path], task: str) -> Path:
+    """The one samples file of ``task`` that ``paths`` name (:func:`find_runs`); several runs of ``task`` are
+    refused, listed newest first (merging them would mix models or sets)."""
+    runs = find_runs(paths, task)
+    if len(runs) > 1:
+        raise HallubenchError(f"{len(runs)} samples files of {task} (newest first): {', '.join(map(str, runs))}; "
+                              f"score one run at a time, e.g. the newest: --samples {runs[0]}")
+    return runs[0]
 
 
 def _is_results_file(path: Path) -> bool:
@@ -266,6 +273,13 @@ def check_judgeable(benchmark: Benchmark, settings: RunSettings, task: str) -> N
                               "$HALLUBENCH_KNOWLEDGE; build one with: hallubench knowledge build)")
 
 
+def _summary(benchmark: Benchmark, records: Sequence[dict], docs: Sequence[dict]) -> dict[str, Any]:
+    """The parts of a result computed from its records: metrics, breakdowns, counts, failed and unreadable verdicts."""
+    share, items = benchmark.unreadable_items(records, docs)
+    return {**benchmark.summarize(records, docs), "judge_failed": len(failed_verdicts(records)),
+            "unreadable": {"metric": benchmark.unreadable_metric, "share": share, "items": items}}
+
+
 def score(task: str, samples_path: Path, options: ScoreOptions | None = None) -> tuple[dict[str, Any], list[dict]]:
     """Summarise a samples log with the run's recorded settings (a flag overrides one, and says so): the verdicts
     already in the log are reused; items without one (unjudged, failed, ``--predict_only``) are judged, and every
@@ -306,14 +320,11 @@ def score(task: str, samples_path: Path, options: ScoreOptions | None = None) ->
         print(f"[hallubench] {task}: {len(samples) - len(todo)} verdicts reused from the samples log, {len(todo)} "
               "judged now (--rejudge judges every item again)", file=sys.stderr)
     recorded = run_dataset(samples_path, task)
-    share, items = benchmark.unreadable_items(records, docs)
     result = {
         "schema_version": RESULT_SCHEMA_VERSION,
         "task": task,
         "benchmark": benchmark.name,
-        **benchmark.summarize(records, docs),
-        "judge_failed": len(failed_verdicts(records)),
-        "unreadable": {"metric": benchmark.unreadable_metric, "share": share, "items": items},
+        **_summary(benchmark, records, docs),
         "metric_kinds": benchmark.metric_kinds(),
         "judges": {role: spec for role, spec in settings.record().items()
                    if role in benchmark.judge_roles and spec},
@@ -333,3 +344,94 @@ def score(task: str, samples_path: Path, options: ScoreOptions | None = None) ->
         },
     }
     return result, records
+
+
+# ---------------------------------------------------------------- error bars: generation runs and judge panels
+
+def majority_records(panel: Sequence[Sequence[dict]]) -> list[dict]:
+    """Per item, the record of the outcome most panel members gave (``panel``: each member's records, in panel
+    order); a tie goes to the tied outcome the earliest member gave, and the record is that member's."""
+    voted = []
+    for records in zip(*panel, strict=True):
+        votes = Counter(record.get("outcome") for record in records)
+        top = max(votes.values())
+        voted.append(next(record for record in records if votes[record.get("outcome")] == top))
+    return voted
+
+
+def spread(values: Sequence[Any]) -> float | None:
+    """The sample standard deviation (ddof=1) of the defined values; None with fewer than two."""
+    defined = [float(v) for v in values
+               if isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v)]
+    return statistics.stdev(defined) if len(defined) > 1 else None
+
+
+def _error_bar(benchmark: Benchmark, summaries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``n``, and per headline metric each summary's value and their standard deviation."""
+    values = {m: [summary.get(m) for summary in summaries] for m in benchmark.headline_metrics}
+    return {"n": len(summaries), "std": {m: spread(v) for m, v in values.items()}, "values": values}
+
+
+def _merged_accounting(accounts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Several scorings' accounting as one: each role entry kept (``judge #2``: the 2nd scoring's), totals summed."""
+    if len(accounts) == 1:
+        return dict(accounts[0])
+    roles = {f"{role} #{k}": entry for k, account in enumerate(accounts, 1) for role, entry in account["roles"].items()}
+    total: dict[str, Any] = {}
+    for key, first in accounts[0]["total"].items():
+        values = [account["total"][key] for account in accounts]
+        if key == "cost_usd":
+            total[key] = sum(v for v in values if v is not None) if any(v is not None for v in values) else None
+        elif isinstance(first, bool):
+            total[key] = all(values)
+        else:
+            total[key] = sum(values) if all(isinstance(v, (int, float)) for v in values) else first
+    return {"wall_seconds": sum(a["wall_seconds"] for a in accounts), "roles": roles, "total": total}
+
+
+def _same_set(paths: Sequence[Path], task: str) -> list[dict]:
+    """The docs all ``paths`` share; one line naming the first log scored on another set."""
+    docs = [s.doc for s in read_samples(paths[0], task)]
+    for path in paths[1:]:
+        if [s.doc for s in read_samples(path, task)] != docs:
+            raise HallubenchError(f"{path} is not a run on the test set of {paths[0]} (its docs differ); generation "
+                                  "runs must answer the same set")
+    return docs
+
+
+def score_with_error_bars(task: str, paths: Sequence[Path], options: ScoreOptions | None = None,
+                          panel: Sequence[str] = ()) -> tuple[dict[str, Any], list[dict]]:
+    """:func:`score` over generation runs (``paths``: samples logs of one set, e.g. seeds) and a judge panel
+    (``panel``: judge specs, each member judging as ``--judge SPEC``). Per run, each item's record is the panel's
+    majority (:func:`majority_records`). The reported result summarises every run's records pooled (a rate of
+    every item: the mean of the runs' rates; ``n`` counts each run's items) and adds ``error_bars``: ``generation``,
+    the runs' values and their std, and ``judge``, each member's value over all runs and their std. One path and no
+    panel is :func:`score`."""
+    options = options or ScoreOptions()
+    if len(paths) == 1 and not panel:
+        return score(task, paths[0], options)
+    benchmark = benchmark_for_task(task)
+    docs = _same_set(paths, task)
+    members = [replace(options, flags={**options.flags, "judge": spec}) for spec in panel] or [options]
+    scored = [[score(task, path, member) for member in members] for path in paths]  # [run][member]
+    voted = [majority_records([records for _, records in run]) for run in scored]
+    result = {**scored[0][0][0], **_summary(benchmark, [r for run in voted for r in run], docs * len(paths))}
+    each = [member_result for run in scored for member_result, _ in run]
+    result["verdicts"] = {key: sum(r["verdicts"][key] for r in each) for key in ("reused", "judged")}
+    result["accounting"] = _merged_accounting([r["accounting"] for r in each])
+    calls: dict[str, Counter[str]] = {}
+    for member_result in each:
+        for spec, counts in member_result["judge_calls"].items():
+            calls.setdefault(spec, Counter()).update(counts)
+    result["judge_calls"] = {spec: dict(counts) for spec, counts in calls.items()}
+    error_bars: dict[str, Any] = {}
+    if len(paths) > 1:
+        result["generation_runs"] = [str(path) for path in paths]
+        error_bars["generation"] = _error_bar(benchmark, [_summary(benchmark, run, docs) for run in voted])
+    if panel:
+        result["judge_panel"] = [r["judges"] for r, _ in scored[0]]
+        error_bars["judge"] = _error_bar(benchmark, [
+            _summary(benchmark, [record for run in scored for record in run[k][1]], docs * len(paths))
+            for k in range(len(members))])
+    result["error_bars"] = error_bars
+    return result, [r for run in voted for r in run]
