@@ -389,6 +389,21 @@ def _merged_accounting(accounts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"wall_seconds": sum(a["wall_seconds"] for a in accounts), "roles": roles, "total": total}
 
 
+def _summed(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
+    """Two call reports (``judge_calls``) as one: numbers added key by key, nested reports alike, other values (a
+    mode) kept from the first that has them."""
+    merged = dict(first)
+    for key, value in second.items():
+        mine = merged.get(key)
+        if isinstance(mine, Mapping) and isinstance(value, Mapping):
+            merged[key] = _summed(mine, value)
+        elif isinstance(mine, (int, float)) and isinstance(value, (int, float)) and not isinstance(value, bool):
+            merged[key] = mine + value
+        else:
+            merged.setdefault(key, value)
+    return merged
+
+
 def _same_set(paths: Sequence[Path], task: str) -> list[dict]:
     """The docs all ``paths`` share; one line naming the first log scored on another set."""
     docs = [s.doc for s in read_samples(paths[0], task)]
@@ -419,11 +434,10 @@ def score_with_error_bars(task: str, paths: Sequence[Path], options: ScoreOption
     each = [member_result for run in scored for member_result, _ in run]
     result["verdicts"] = {key: sum(r["verdicts"][key] for r in each) for key in ("reused", "judged")}
     result["accounting"] = _merged_accounting([r["accounting"] for r in each])
-    calls: dict[str, Counter[str]] = {}
+    calls: dict[str, Any] = {}
     for member_result in each:
-        for spec, counts in member_result["judge_calls"].items():
-            calls.setdefault(spec, Counter()).update(counts)
-    result["judge_calls"] = {spec: dict(counts) for spec, counts in calls.items()}
+        calls = _summed(calls, member_result["judge_calls"])
+    result["judge_calls"] = calls
     error_bars: dict[str, Any] = {}
     if len(paths) > 1:
         result["generation_runs"] = [str(path) for path in paths]

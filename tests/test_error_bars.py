@@ -136,3 +136,18 @@ def test_generation_runs_on_different_sets_are_refused(tmp_path):
     one = run_cli("score", "--task", "precisewikiqa", "--judge", "rule", "--samples", logs[0], "--generation-runs",
                   "--out", tmp_path / "r.json")
     assert one.returncode == 2 and "--generation-runs needs two or more samples files" in one.stderr
+
+
+def test_panel_over_runs_gives_both_error_bars(tmp_path, panel):
+    """Two runs with the same responses: the judges say the same on both, so generation std is 0 and each judge's
+    pooled values are its single-run values (correct 6/10, 4/10, 3/10: std sqrt(7/300)); n counts 20 responses. The
+    second run's calls are cached, and accounting keeps each (run, judge) scoring's entry."""
+    logs = [samples(tmp_path / f"samples_precisewikiqa_2025-03-0{k}T09-00-00.000001.jsonl", answers(10))
+            for k in (1, 2)]
+    result, records = score_with_error_bars("precisewikiqa", logs, ScoreOptions(), panel)
+    assert (result["n"], result["correct_rate"], len(records)) == (20, 0.5, 20)
+    assert result["error_bars"]["generation"]["std"]["correct_rate"] == 0
+    assert result["error_bars"]["judge"]["values"]["correct_rate"] == [0.6, 0.4, 0.3]
+    assert result["error_bars"]["judge"]["std"]["correct_rate"] == pytest.approx(math.sqrt(7 / 300))
+    assert list(result["accounting"]["roles"]) == [f"judge #{k}" for k in range(1, 7)]
+    assert result["accounting"]["total"]["cached"] == result["accounting"]["total"]["calls"] / 2
