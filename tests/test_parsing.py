@@ -16,7 +16,7 @@ LABELS = ("CORRECT", "INCORRECT", "UNVERIFIABLE")
         ('{"IS_ABSTAINING": "false"}', False),
         ("is_abstaining: TRUE", True),
         ("The chatbot clearly abstains.", None),
-        ('{"is_abstaining": true} ... actually {"is_abstaining": false}', None),
+        ('{"is_abstaining": true} ... actually {"is_abstaining": false}', False),  # taken back: the later one
         ('{"is_abstaining": "maybe"}', None),
         ("", None),
     ],
@@ -33,7 +33,7 @@ def test_parse_json_bool(text, expected):
         ('```\n{"verdict": " Unverifiable "}\n```', "UNVERIFIABLE"),
         ("The answer is CORRECT.", "CORRECT"),
         ("incorrect", "INCORRECT"),
-        ("It is not CORRECT; it is INCORRECT.", None),  # two different labels, no JSON: unreadable
+        ("It is not CORRECT; it is INCORRECT.", "INCORRECT"),  # a negation, then the label it states
         ("Yes", None),
         ('{"verdict": "right"}', None),
     ],
@@ -51,9 +51,9 @@ def test_parse_label(text, expected):
         ("The answer is INCORRECT.", "INCORRECT"),
         ("Not at all vague. Verdict: CORRECT", "CORRECT"),  # a negation in an earlier sentence does not count
         ('{"verdict": "CORRECT"} The answer is not INCORRECT.', "CORRECT"),  # JSON verdict wins over prose
-        ("The chatbot answer is not correct.", None),
-        ("Not CORRECT", None),
-        ("The answer isn\u2019t CORRECT.", None),
+        ("The chatbot answer is not correct.", "INCORRECT"),  # a stated negation reads as the opposite label
+        ("Not CORRECT", "INCORRECT"),
+        ("The answer isn\u2019t CORRECT.", "INCORRECT"),
         ("This is never CORRECT for a date question.", None),
         ("I would not call it correct", None),
         ("No, CORRECT is the wrong label here", None),
@@ -63,8 +63,8 @@ def test_parse_label(text, expected):
     ],
 )
 def test_parse_label_refuses_negated_or_conflicting_labels(text, expected):
-    """A label under negation ("not CORRECT") or several labels never yield a label: the reply is
-    unreadable (None) rather than misread as the label it negates."""
+    """A label under negation ("not CORRECT") is never read as itself: a stated negation reads as the label's
+    opposite (INCORRECT), any other is no verdict; several labels are unreadable (None)."""
     assert parse_label(text, LABELS) == expected
 
 
