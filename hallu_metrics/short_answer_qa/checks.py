@@ -20,11 +20,14 @@ _GRADE = VerdictReader(
 
 
 def parse_grade(text: str) -> str | None:
-    """The grade a grader reply states (docs/design.md reader rules): a grade letter (A/B/C, capitals only: "a"
-    is an article) or label word (CORRECT, INCORRECT, NOT_ATTEMPTED / NOT ATTEMPTED, any case) given as the
-    reply, its first word (``B: INCORRECT - ...``, ``**C**``), a ``Grade: X`` line, a last line, a JSON
-    ``{"grade": ...}`` field, or a closing ``... is X.`` with no other grade named. Letters and words that
-    only occur in the grader's reasoning are not a grade; two different stated grades are unreadable (None)."""
+    """The grade a grader reply concludes with (docs/design.md reader rules, ``judges.parsing.VerdictReader``): a
+    grade letter (A/B/C, capitals only: "a" is an article) or label word (CORRECT, INCORRECT, NOT_ATTEMPTED / NOT
+    ATTEMPTED, any case) given as the reply, its first word (``B: INCORRECT - ...``, ``**C**``), a ``Grade: X`` line,
+    a statement of its own, ``I'd say X``, a JSON ``{"grade": ...}`` field, or a closing ``... the grade is X.``
+    with no other grade named. Letters and words in the grader's reasoning, a quotation (``> Grade: A``), a
+    hypothetical ("it would be A if ...") or a grade taken back are not the grade; a letter opening a name ("B.
+    Obama") is none either. A negated word ("not correct") is unreadable: it does not tell INCORRECT from
+    NOT_ATTEMPTED. Two different final grades are unreadable (None)."""
     return _GRADE(text)
 
 
