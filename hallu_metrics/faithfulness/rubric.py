@@ -22,7 +22,8 @@ REASONING_TOKENS, SCORE_ONLY_TOKENS = 256, 16  # greedy generation budgets of th
 
 
 def parse_rubric_score(text: str) -> int | None:
-    """The 1-5 score of a reply; None when out of range, fractional, missing or contradictory."""
+    """The 1-5 score a reply concludes with (``judges.parsing.parse_score``); None when out of range, on another
+    scale ("4/10", "4 out of 10"), fractional, missing or contradictory."""
     return parse_score(text, LOW, HIGH)
 
 
