@@ -19,7 +19,7 @@ import unicodedata
 
 from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
-from hallu_metrics.judges.parsing import is_echoed_marker, visible_reply
+from hallu_metrics.judges.parsing import read_list
 from hallu_metrics.judges.prompts import DATA_NOTICE, data_block
 
 NO_CLAIMS = "No verifiable claims."
@@ -98,27 +98,16 @@ def _messages(item: dict) -> list[dict[str, str]]:
     return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}]
 
 
-_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+(?P<claim>.+?)\s*$")
 _NO_CLAIMS = re.compile(r"\bno (?:verifiable |available |checkable )?(?:claims?|facts?)\b", re.IGNORECASE)
 
 
 def parse_claims(text: str) -> list[str] | None:
-    """The claims of an extractor reply: its bullet lines ("- ", "* ", "1. ") kept verbatim (outer whitespace
-    aside), after a ``<think>`` block, echoed data-block markers left out; ``[]`` for the no-claims marker
-    (also VeriScore's "No available facts"); None when the reply has neither (unreadable)."""
-    reply = visible_reply(text)
-    if reply is None:
-        return None
-    claims = []
-    for line in reply.splitlines():
-        match = _BULLET.match(line)
-        if match:
-            claim = match.group("claim").strip()  # verbatim: quotes are part of a claim ("Thriller" is an album)
-            if claim and not _NO_CLAIMS.fullmatch(claim.rstrip(".")) and not is_echoed_marker(claim):
-                claims.append(claim)
-    if claims:
-        return claims
-    return [] if _NO_CLAIMS.search(reply) else None
+    """The claims of an extractor reply, read by the shared list reader (``judges.parsing.read_list``): its list
+    lines ("- ", "* ", "1. ") kept verbatim (outer whitespace aside) or a JSON list, reasoning blocks and quoted
+    material left out, only the lists under a "Claims:" heading when there is one, never an analysis list or
+    an echoed data-block marker; ``[]`` for the no-claims marker (also VeriScore's "No available facts", "- None",
+    "Verifiable claims: none"); None when the reply has neither (unreadable)."""
+    return read_list(text, lambda reply: _NO_CLAIMS.search(reply) is not None)
 
 
 _WORD = re.compile(r"[^\W\d_]{3,}|\d+")
