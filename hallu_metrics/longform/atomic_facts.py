@@ -20,7 +20,7 @@ import re
 
 from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
-from hallu_metrics.judges.parsing import is_echoed_marker, visible_reply
+from hallu_metrics.judges.parsing import read_list
 from hallu_metrics.judges.prompts import DATA_NOTICE, data_block
 
 NO_FACTS = "NONE"
@@ -59,7 +59,6 @@ _SYSTEM = (
     f"Write one fact per line, each line starting with '- '. If the sentence states no fact, write {NO_FACTS}."
 )
 
-_FACT_LINE = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+(\S.*?)\s*$")
 _ENDS_SENTENCE = re.compile(r"[.!?][\"')\]\u201d\u2019]*$")
 _CLAUSE_BREAK = re.compile(r"\s*;\s+|,\s+(?:and|but|while|whereas)\s+", re.IGNORECASE)
 
@@ -80,20 +79,13 @@ def _messages(item: dict) -> list[dict[str, str]]:
 
 
 def parse_facts(text: str) -> list[str] | None:
-    """Facts listed one per line after ``- `` (or ``*``, a bullet, ``1.``), after a ``<think>`` block, duplicates
-    and echoed data-block markers (``BEGIN``, ``END SENTENCE``) dropped; ``[]`` for a reply that is just
-    ``NONE``; None when the reply lists nothing."""
-    reply = visible_reply(text)
-    if reply is None:
-        return None
-    stripped = reply.strip().strip(".*").strip()
-    if stripped.upper() == NO_FACTS:
-        return []
-    facts = [
-        match.group(1) for line in reply.splitlines()
-        if (match := _FACT_LINE.match(line)) and not is_echoed_marker(match.group(1))
-    ]
-    return list(dict.fromkeys(facts)) or None
+    """Facts listed one per line after ``- `` (or ``*``, a bullet, ``1.``) or as a JSON list, read by the shared
+    list reader (``judges.parsing.read_list``: reasoning blocks, quoted material and analysis lists left out, the
+    "Facts:" list when headed), duplicates and echoed data-block markers (``BEGIN``, ``END SENTENCE``) dropped;
+    ``[]`` for ``NONE`` (also "- None", "N/A", ``{"facts": ["NONE"]}``, "Facts: none"); None when the reply lists
+    nothing."""
+    facts = read_list(text)
+    return None if facts is None else list(dict.fromkeys(facts))
 
 
 def split_clauses(sentence: str) -> list[str]:
