@@ -8,7 +8,7 @@ import re
 import string
 
 from hallu_metrics.faitheval.prompts import KEYWORD_TASKS
-from hallu_metrics.judges.parsing import final_text
+from hallu_metrics.judges.parsing import Statement, conclusion_text, decide, statements
 
 _PUNCTUATION = set(string.punctuation + "\u2018\u2019\u00b4`")
 
@@ -57,10 +57,13 @@ def matches_words(reply: str, keywords: tuple[str, ...]) -> bool:
 
 
 def read_keyword(reply: str, task: str, strict: bool = False) -> bool | None:
-    """Whether a reply to a ``task`` ("unanswerable" / "inconsistent") item holds the task's keyword (``strict``:
-    the single keyword, else the published list) by ``matches_words``, reasoning blocks left out; None when nothing
-    readable is left (empty, punctuation only, or cut off inside a ``<think>`` block)."""
-    text = final_text(reply)
+    """Whether a reply to a ``task`` ("unanswerable" / "inconsistent") item concludes with the task's keyword
+    (``strict``: the single keyword, else the published list) by ``matches_words``: read in
+    ``judges.parsing.conclusion_text``, so reasoning blocks, quoted material (blockquotes, quoting code fences),
+    hypothetical clauses ("if it were ..., unknown"), questions and what comes before a take-back ("Unknown. Wait,
+    the context says ...") are left out; None when nothing readable is left (empty, punctuation only, or cut off
+    inside a ``<think>`` block)."""
+    text = conclusion_text(reply)
     if text is None or not normalize_answer(text):
         return None
     spec = KEYWORD_TASKS[task]
@@ -87,14 +90,20 @@ def _choice_patterns(labels: tuple[str, ...]) -> tuple[tuple[re.Pattern[str], ..
     many = rf"{item}(?:\s*(?:/|\||,|\bor\b|\band\b)\s*{item})*"
     flags = re.IGNORECASE | re.MULTILINE
     statements = (
-        # the line is the label: "C", "(C)", "C)", "Option C", "Answer: C", "A/B/C/D" (an echoed placeholder)
-        rf"^[^\w\n]*(?:(?:final\s+)?(?:answer|option|choice|letter)\s*[:=\-]?\s*)?{many}[^\w\n]*$",
+        # the statement is the label: "C", "(C)", "C)", "Option C", "Answer: C", "A/B/C/D" (an echoed placeholder),
+        # also after a stance word: "CLEARLY C", "Still B."
+        rf"^[^\w\n]*(?:(?:final\s+)?(?:answer|option|choice|letter)\s*[:=\-]?\s*|(?:clearly|definitely|certainly|"
+        rf"obviously|surely|probably|likely|still)\s+)?{many}[^\w\n]*$",
         # "the answer is C", "Answer: C. Reason: ...", "correct option: (C)", JSON "answer": "C"
         rf"\b(?:answer|option|choice|letter)s?\b[\"'\u2019]?(?:\s*[:=\-\u2013]\s*|\s+(?:is|would\s+be|should\s+be|"
         rf"will\s+be|must\s+be)\s*:?\s*)[\"'\u201c]?{many}",
-        rf"\b(?:choose|chose|choosing|pick|picked|select|selected|go\s+with|going\s+with|opt\s+for)\s+{many}",
+        rf"\b(?:choose|chose|choosing|pick|picked|select|selected|go\s+with|going\s+with|opt\s+for|say)\s+{many}",
         rf"{many}\s+(?:is|would\s+be|seems)\s+(?:the\s+)?(?:correct|right|best|true|supported)",
         rf"\\boxed\{{{many}\}}",
+        # the label closing a statement after a comma, a colon or "it is" ("According to the context, C", "Based on
+        # it: B", "... it is B."), or opening one before a comma ("B, clearly.")
+        rf"(?:[,:]|\b(?:it|this|that)(?:\s+is|['\u2019]s))\s*{item}[^\w\n]*$",
+        rf"^[^\w\n]*{item}\s*,",
     )
     mentions = (
         rf"^[^\w\n]*[(\[]?{one}(?:[)\].:]|\s+[-\u2013\u2014])",  # "B. green", "B) green", "- C: red"
@@ -111,25 +120,28 @@ def _labels_in(patterns: tuple[re.Pattern[str], ...], one: re.Pattern[str], text
 
 
 def read_choice(reply: str, labels: list[str], texts: list[str]) -> str | None:
-    """The option a reply chooses, or None when unreadable. Reasoning blocks and markdown emphasis are ignored.
+    """The option a reply chooses, or None when unreadable. Read per statement of the reply's own text
+    (``judges.parsing.statements``: reasoning blocks, quoted material, hypotheticals and questions left out, markdown
+    emphasis ignored), the final conclusion kept (``judges.parsing.decide``: "B. Actually, the answer is C." is C).
     (1) Labels stated as the answer ("C", "**C**", "(C)", "Option C", "Answer: C", "the answer is C", "I choose C",
-    "C is correct"); else (2) labels in option position ("C. red" / "C) red" at a line start, "(C)", "option C").
-    The first of these that states any label decides; two different labels there are unreadable. (3) Only when no
-    label is stated: the one option whose normalised text the reply names as whole words. A bare capital letter
-    counts only in these positions, so "A cat ..." and "I think ..." state no label."""
-    text = final_text(reply)
-    if text is None:
+    "I'd say C", "C is correct", "CLEARLY C", "According to the context, C"); else (2) labels in option position
+    ("C. red" / "C) red" at a statement start, "(C)", "option C"). The first of these that states any label decides;
+    two different labels there are unreadable. (3) Only when no label is stated: the one option whose normalised
+    text the reply names as whole words. A bare capital letter counts only in these positions, so "A cat ..." and
+    "I think ..." state no label."""
+    parts = statements(reply)
+    if parts is None:
         return None
-    text = text.replace("*", "").replace("`", "").replace("__", "")
     canonical = {label.lower(): label for label in labels}
-    statements, mentions, one = _choice_patterns(tuple(labels))
-    for patterns in (statements, mentions):
-        stated = _labels_in(patterns, one, text)
-        if stated:
-            return canonical[stated.pop()] if len(stated) == 1 else None
-    named = [label for label, option in zip(labels, texts)
-             if normalize_answer(option) and _has_phrase(text, normalize_answer(option))]
-    return named[0] if len(named) == 1 else None
+    stated, mentions, one = _choice_patterns(tuple(labels))
+    options = [(label, normalize_answer(option)) for label, option in zip(labels, texts) if normalize_answer(option)]
+
+    def read(part: Statement) -> tuple[set[str], set[str], set[str]]:
+        named = {label.lower() for label, option in options if _has_phrase(part.text, option)}
+        return _labels_in(stated, one, part.text), _labels_in(mentions, one, part.text), named
+
+    found = decide([(part, read(part)) for part in parts])
+    return None if found is None else canonical[found]
 
 
 def _has_phrase(text: str, phrase: str) -> bool:
