@@ -1,12 +1,12 @@
 """HaluEval's readers of the recogniser's reply: the official evaluation's Yes / No rule replayed exactly and the
-project's reading (reasoning blocks and markdown ignored, unreadable replies None)."""
+project's reading (the reply's own final conclusion, markdown ignored, unreadable replies None)."""
 
 from __future__ import annotations
 
 import re
 
 from hallu_metrics.halueval.prompts import NO, YES
-from hallu_metrics.judges.parsing import final_text
+from hallu_metrics.judges.parsing import Statement, decide, statements
 
 _VERDICT = r"(?<![\w'\u2019])(?:yes|no)(?![\w'\u2019])(?!-\w)"
 _VERDICTS = rf"{_VERDICT}(?:\s*(?:/|\||\bor\b)\s*{_VERDICT})*"  # "Yes/No", "Yes or No": an echoed placeholder
@@ -15,17 +15,17 @@ _VERDICTS = rf"{_VERDICT}(?:\s*(?:/|\||\bor\b)\s*{_VERDICT})*"  # "Yes/No", "Yes
 _AFTER_NO = "because|since|as|it|this|that|the|there|i|and|but|so|not|wait|for"
 _LABEL_VERDICT = rf"{_VERDICT}(?!(?<=no)[ \t]+(?!(?:{_AFTER_NO})\b)[^\W\d_])"
 _LABEL_VERDICTS = rf"{_LABEL_VERDICT}(?:\s*(?:/|\||\bor\b)\s*{_LABEL_VERDICT})*"
-# Where a reply states its verdict (case-insensitive, markdown emphasis removed first).
-_STATED = tuple(re.compile(p, re.IGNORECASE | re.MULTILINE) for p in (
+# Where a statement states its verdict (case-insensitive, markdown emphasis removed first).
+_LABELLED = tuple(re.compile(p, re.IGNORECASE) for p in (
     # "#Your Judgement#: Yes", "Judgement: No", "Final answer: No", "The answer is yes", JSON "judgement": "Yes",
     # "Hallucination: No", "hallucinated? Yes", "I would say no"
     rf"\b(?:judge?ment|answer|verdict|conclusion|hallucinated|hallucinations?)\b(?:\s*[:=\-\u2013#\"'?]+\s*|\s+is\s*:?"
     rf"\s*|\s+would\s+be\s+)[\"'\u201c]?{_LABEL_VERDICTS}",
     rf"\b(?:say|says|judge|conclude)\s+[\"'\u201c]?{_LABEL_VERDICTS}",
-    rf"^[^\w\n]*{_VERDICTS}[^\w\n]*$",  # a line that is only the verdict: "Yes", "**No**", "No."
-    rf"\A[^\w]*{_VERDICTS}\s*(?:[,.;:!)\-\u2013\u2014]|$)",  # the first word, then punctuation: "No, because ..."
 ))
-_FIRST_WORD = re.compile(rf"\A[^\w]*({_VERDICT})", re.IGNORECASE)  # "No hallucination.", "Yes it is"
+_ALONE = re.compile(rf"^[^\w]*{_VERDICTS}[^\w]*$", re.IGNORECASE)  # only the verdict: "Yes", "**No**", "No."
+_OPENING = re.compile(rf"^[^\w]*{_VERDICTS}\s*(?:[,.;:!)\-\u2013\u2014]|$)", re.IGNORECASE)  # "No, because ..."
+_FIRST_WORD = re.compile(rf"^[^\w]*({_VERDICT})", re.IGNORECASE)  # "No hallucination.", "Yes it is"
 _ONE = re.compile(_VERDICT, re.IGNORECASE)
 
 
@@ -42,25 +42,36 @@ def extract_official(text: str) -> str | None:
 
 
 def extract_judgement(text: str) -> str | None:
-    """The project's reading: ``"Yes"``, ``"No"`` or ``None`` (unreadable), case-insensitive, with reasoning blocks
-    and markdown emphasis ignored.
+    """The project's reading: ``"Yes"``, ``"No"`` or ``None`` (unreadable), case-insensitive, from the reply's
+    statements (``judges.parsing.statements``: reasoning blocks, quoted material, hypotheticals and questions left
+    out, markdown emphasis ignored), the final conclusion kept (``judges.parsing.decide``: a later take-back wins).
 
     (1) Verdicts stated as such: after a label ("#Your Judgement#: Yes", "Answer: No", "the answer is yes",
-    JSON ``"judgement": "No"``), alone on a line ("**Yes**"), or as the first word followed by punctuation ("No,
-    because ..."). One verdict there decides; both ("Yes ... Judgement: No", an echoed "Yes/No") are unreadable.
-    (2) Only when none is stated: a first word Yes / No followed by more words ("No hallucination."), provided the
-    reply holds no other yes / no. A yes or no elsewhere in the prose is never read ("there is no doubt it is
-    invented" states no verdict).
+    JSON ``"judgement": "No"``), a statement that is only the verdict ("**Yes**"), or a first (or revising)
+    statement opening with it and punctuation ("No, because ..."); such a bare word inside a line ("..., so yes")
+    only when no other yes / no is written since the last take-back. Both ("Yes ... Judgement: No", an echoed
+    "Yes/No") are unreadable unless the later takes the earlier back. (2) Only when none is stated: a first word
+    Yes / No followed by more words ("No hallucination."), provided the reply holds no other yes / no. A yes or no
+    elsewhere in the prose is never read ("there is no doubt it is invented" states no verdict).
     """
-    reply = final_text(text)
-    if reply is None:
+    parts = statements(text)
+    if parts is None:
         return None
-    reply = reply.replace("*", "").replace("`", "").replace("__", "")
-    stated = {verdict.capitalize() for pattern in _STATED for match in pattern.finditer(reply)
-              for verdict in _ONE.findall(match.group(0))}
-    if stated:
-        return stated.pop() if len(stated) == 1 else None
-    first = _FIRST_WORD.match(reply)
-    if first is None or len({word.lower() for word in _ONE.findall(reply)}) > 1:
-        return None
-    return first.group(1).capitalize()
+    start = max((i for i, part in enumerate(parts) if part.retracts), default=0)
+    words = {word.lower() for part in parts for word in _ONE.findall(f"{part.opening} {part.full}")}
+    final_words = {word.lower() for part in parts[start:] for word in _ONE.findall(f"{part.opening} {part.full}")}
+
+    def read(part: Statement) -> tuple[set[str], set[str]]:
+        bare = []
+        if part.whole_line or part.first or part.last or part.revises:
+            bare.append(_ALONE)
+        if part.first or part.revises:
+            bare.append(_OPENING)
+        if not (part.first or part.whole_line) and len(final_words) > 1:
+            bare = []  # "No source supports this, so yes.": a bare word inside a line, another one beside it
+        stated = {verdict.capitalize() for pattern in (*_LABELLED, *bare) for match in pattern.finditer(part.text)
+                  for verdict in _ONE.findall(match.group(0))}
+        first = _FIRST_WORD.match(part.text) if part.first and len(words) == 1 else None
+        return stated, {first.group(1).capitalize()} if first else set()
+
+    return decide([(part, read(part)) for part in parts])

@@ -57,22 +57,6 @@ def visible_reply(text: str) -> str | None:
     return None if _THINK_OPEN.search(text) else text
 
 
-_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
-
-
-def final_text(reply: str) -> str | None:
-    """A model's own answer without its reasoning (HaluEval, FaithEval read the model under test): closed
-    ``<think>...</think>`` blocks removed, and everything before a lone ``</think>`` (the opening tag was in the
-    prompt); None when nothing is left or a ``<think>`` block never closes (cut off while reasoning)."""
-    text = _THINK_BLOCK.sub(" ", reply)
-    lower = text.lower()
-    if "</think>" in lower:
-        text = text[lower.rindex("</think>") + len("</think>"):]
-    elif "<think>" in lower:
-        return None
-    return text.strip() or None
-
-
 # ---------------------------------------------------------------- the judge's own words and its statements
 
 _FENCE = re.compile(r"^[ \t]*```[ \t]*(?P<info>[\w+-]*)[ \t]*\n(?P<body>.*?)(?:```|\Z)", re.DOTALL | re.MULTILINE)
