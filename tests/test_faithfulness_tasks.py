@@ -1,21 +1,20 @@
 """The faithfulness tasks in lm-eval and `hallubench score`: YAMLs load with the rubric prompt in the docs,
-samples and test sets score through the CLI, and (slow) a real lm_eval run with SmolLM2 as the rubric scorer."""
+samples and test sets score through the CLI, and real lm_eval runs with lm-eval's API model on a loopback server and
+(slow) SmolLM2 as the rubric scorer."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support import task_manager
+from loopback import LoopbackChatServer
+from support import run_cli, task_manager, write_jsonl
 
 from hallu_metrics.judges.prompts import block_texts
 from hallubench.backends.hf_local import embedded_model_args
 from hallubench.cli import main
-from hallubench_tasks import TASKS_DIR
 
 TASKS = ("faithfulness_rubric", "faithfulness_rubric_so", "faithfulness_hhem", "faithfulness_baseline")
 ROWS = [
@@ -36,9 +35,7 @@ ROWS = [
 
 @pytest.fixture()
 def dataset(tmp_path) -> Path:
-    path = tmp_path / "pairs.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
-    return path
+    return write_jsonl(tmp_path / "pairs.jsonl", ROWS)
 
 
 def test_yamls_load_with_the_rubric_prompt_and_budgets(dataset, tmp_path):
@@ -87,24 +84,49 @@ def test_score_baseline_on_a_dataset_without_samples(dataset, tmp_path):
                  str(tmp_path / "hhem.json")]) == 2
 
 
+@pytest.fixture
+def hallubench_eval(monkeypatch):
+    """`hallubench eval` (in this process) of faithfulness_rubric on the 4 pairs with samples logged: lm-eval's metrics
+    and the parsed records. sys.argv (which it hands to lm-eval) is restored afterwards; lm-eval's environment report
+    (torch's collect_env: a second or more of subprocesses) is skipped."""
+    monkeypatch.setattr(sys, "argv", sys.argv[:])
+    monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
+
+    def run(dataset: Path, out: Path, model: str, model_args: str, *extra: str) -> tuple[dict, list[dict]]:
+        proc = run_cli("eval", "--model", model, "--model_args", model_args, "--tasks", "faithfulness_rubric",
+                       "--apply_chat_template", "--metadata", json.dumps({"dataset": str(dataset)}),
+                       "--output_path", out, "--log_samples", *extra)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        metrics = json.loads(next(out.rglob("results_*.json")).read_text())["results"]["faithfulness_rubric"]
+        samples = [json.loads(line) for line in next(out.rglob("samples_*.jsonl")).open()]
+        assert len(samples) == 4
+        return metrics, [json.loads(s["filtered_resps"][0]) for s in samples]
+
+    return run
+
+
+def test_lm_eval_runs_the_rubric_task_with_an_api_model(dataset, tmp_path, hallubench_eval):
+    """lm-eval's local-chat-completions model on a loopback server as the rubric scorer: 5 for every summary but the
+    wrong year, where it gives no score. Residual |5 - expected| over the 3 scored pairs: (0 + 0 + 4) / 3; one
+    unparseable reply in 4."""
+    def scorer(messages):
+        prompt = messages[-1]["content"]
+        return "I cannot grade this." if "1911" in prompt else '{"reasoning": "faithful", "score": 5}'
+
+    with LoopbackChatServer(scorer) as server:
+        metrics, records = hallubench_eval(dataset, tmp_path / "out", "local-chat-completions",
+                                           f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
+    assert metrics["residual,judged"] == pytest.approx(4 / 3) and metrics["score,judged"] == 5.0
+    assert metrics["judge_unparseable_rate,judged"] == 0.25
+    assert sorted(r["outcome"] for r in records) == ["scored", "scored", "scored", "unparseable"]
+
+
 @pytest.mark.slow
-def test_lm_eval_runs_the_rubric_task_with_smollm2(dataset, tmp_path):
-    """lm_eval with the local SmolLM2 as the rubric scorer on 4 pairs (16 new tokens): exit 0, the residual,
-    score and judge_unparseable_rate metrics are reported and the samples log holds the parsed records."""
+def test_lm_eval_runs_the_rubric_task_with_smollm2(dataset, tmp_path, hallubench_eval, monkeypatch):
+    """The embedded SmolLM2 (hf backend, CPU, 16 new tokens) as the rubric scorer on the 4 pairs: exit 0, the
+    residual, score and judge_unparseable_rate metrics are reported and the samples log holds the parsed records."""
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
     model_args = ",".join(f"{k}={v}" for k, v in embedded_model_args().items())
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
-           "OMP_NUM_THREADS": "1"}  # one thread: no oversubscription on a shared 2-core machine
-    proc = subprocess.run(
-        [sys.executable, "-m", "lm_eval", "--model", "hf", "--model_args", model_args, "--tasks",
-         "faithfulness_rubric", "--limit", "4", "--gen_kwargs", "max_gen_toks=16", "--apply_chat_template",
-         "--include_path", str(TASKS_DIR), "--metadata", json.dumps({"dataset": str(dataset)}), "--output_path",
-         str(tmp_path / "out"), "--log_samples"],
-        capture_output=True, text=True, env=env, timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    results = json.loads(next((tmp_path / "out").rglob("results_*.json")).read_text())["results"]
-    metrics = results["faithfulness_rubric"]
+    metrics, records = hallubench_eval(dataset, tmp_path / "out", "hf", model_args, "--gen_kwargs", "max_gen_toks=16")
     assert 0.0 <= metrics["judge_unparseable_rate,judged"] <= 1.0
-    samples = [json.loads(line) for line in next((tmp_path / "out").rglob("samples_*.jsonl")).open()]
-    assert len(samples) == 4
-    assert all(json.loads(s["filtered_resps"][0])["outcome"] in ("scored", "unparseable") for s in samples)
+    assert all(r["outcome"] in ("scored", "unparseable") for r in records)

@@ -1,25 +1,23 @@
 """LongWiki in lm-eval: the YAML loads in the TaskManager with the paper's inference settings, the knowledge store
-is checked at task load (before the model runs), K comes from dataset_kwargs / metadata; and (slow) one real
-lm_eval run with the embedded SmolLM2 and the rule judges on a 2-prompt set, re-scored by `hallubench score`."""
+is checked at task load (before the model runs), K comes from dataset_kwargs / metadata; and real lm_eval runs with
+the rule judges on a 2-prompt set, re-scored by `hallubench score`: lm-eval's API model on a loopback server, and
+(slow) the embedded SmolLM2 on an offline set."""
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import datasets
 import pytest
-from support import task_manager
+from loopback import LoopbackChatServer
+from support import run_cli, task_manager
 
 from hallu_metrics.longform.knowledge import write_store
 from hallu_metrics.longwiki import with_k
 from hallubench.backends.hf_local import embedded_model_args
 from hallubench.cli import main
 from hallubench.errors import HallubenchError
-from hallubench_tasks import TASKS_DIR
 
-BIN = Path(sys.executable).parent
 ROWS = [{"id": f"lw-{i}", "prompt": f"Tell me about Sirius, question {i}.", "title": "Sirius", "reference": "r",
          "level": None} for i in range(2)]
 
@@ -61,33 +59,69 @@ def test_missing_or_bad_knowledge_store_fails_at_task_load(test_set, tmp_path, m
     assert with_k(rows, {"task": "longwiki", "judge": "none", "k": 64})["k"] == [64, 64]
 
 
-@pytest.mark.slow
-def test_lm_eval_run_with_the_local_model_and_rule_judges(tmp_path):
-    """Offline set (Vital Articles, offline writer) -> lm_eval with SmolLM2 -> rule judges over a Vital Articles
-    store; `hallubench score` on the samples log gives lm-eval's numbers."""
-    kb, lw_set, out = tmp_path / "kb", tmp_path / "set", tmp_path / "out"
-    assert main(["knowledge", "build", "--source", "wiki-offline", "--out", str(kb)]) == 0
-    assert main(["generate", "longwiki", "--source", "wiki-offline", "--question-writer", "offline", "--n", "2",
-                 "--knowledge", str(kb), "--out", str(lw_set)]) == 0
-    model_args = ",".join(f"{k}={v}" for k, v in embedded_model_args().items())
-    metadata = {"dataset": str(lw_set), "knowledge": str(kb), "judge": "rule"}
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    proc = subprocess.run(
-        [str(BIN / "lm_eval"), "--model", "hf", "--model_args", model_args, "--tasks", "longwiki", "--batch_size", "2",
-         "--gen_kwargs", "max_gen_toks=48", "--apply_chat_template", "--include_path", str(TASKS_DIR),
-         "--metadata", json.dumps(metadata), "--log_samples", "--output_path", str(out)],
-        capture_output=True, text=True, env=env, timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    results = json.loads(next(out.rglob("results_*.json")).read_text())["results"]["longwiki"]
-    assert {"false_refusal_rate,judged", "precision,judged", "f1_at_k,judged", "no_claim_rate,judged"} <= set(results)
-    samples = next(out.rglob("samples_longwiki_*.jsonl"))
-    records = [json.loads(json.loads(line)["filtered_resps"][0]) for line in samples.read_text().splitlines()]
-    assert len(records) == 2 and {r["outcome"] for r in records} <= {"refused", "no_claims", "judged"}
-    assert all(set(p) == {"title", "index"} for r in records for c in r["claims"] for p in c["passages"])
-    assert main(["score", "--task", "longwiki", "--samples", str(samples), "--knowledge", str(kb), "--out",
+@pytest.fixture
+def hallubench_eval(monkeypatch):
+    """`hallubench eval ARGS` in this process, on longwiki with its samples logged: lm-eval's results row and the
+    judged records. sys.argv (which it hands to lm-eval) is restored afterwards; lm-eval's environment report (torch's
+    collect_env: a second or more of subprocesses) is skipped."""
+    monkeypatch.setattr(sys, "argv", sys.argv[:])
+    monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
+
+    def run(out: Path, metadata: dict, model: str, model_args: str, *extra: str) -> tuple[dict, Path, list[dict]]:
+        proc = run_cli("eval", "--model", model, "--model_args", model_args, "--tasks", "longwiki",
+                       "--apply_chat_template", "--metadata", json.dumps(metadata), "--log_samples",
+                       "--output_path", out, *extra)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        results = json.loads(next(out.rglob("results_*.json")).read_text())["results"]["longwiki"]
+        assert {"false_refusal_rate,judged", "precision,judged", "f1_at_k,judged", "no_claim_rate,judged"} <= set(
+            results)
+        samples = next(out.rglob("samples_longwiki_*.jsonl"))
+        records = [json.loads(json.loads(line)["filtered_resps"][0]) for line in samples.read_text().splitlines()]
+        assert all(set(p) == {"title", "index"} for r in records for c in r["claims"] for p in c["passages"])
+        return results, samples, records
+
+    return run
+
+
+def assert_score_reproduces(tmp_path: Path, results: dict, samples: Path, knowledge: str) -> None:
+    assert main(["score", "--task", "longwiki", "--samples", str(samples), "--knowledge", knowledge, "--out",
                  str(tmp_path / "r.json")]) == 0
     rescored = json.loads((tmp_path / "r.json").read_text())
     assert rescored["false_refusal_rate"] == results["false_refusal_rate,judged"]
     if rescored["precision"] is not None:
         assert rescored["precision"] == pytest.approx(results["precision,judged"])
+
+
+def test_lm_eval_run_with_an_api_model_and_rule_judges(test_set, store, tmp_path, hallubench_eval):
+    """lm_eval's local-chat-completions model on a loopback server answers the first prompt with two sentences about
+    Sirius (one the store supports) and refuses the second; the rule judges judge claims against the store (BM25
+    retrieval: loading the embedder takes ~20 s), and `hallubench score` on the samples log gives lm-eval's numbers."""
+    def reply(messages):
+        if "question 1" in messages[-1]["content"]:
+            return "I'm sorry, but I don't have any information about that."
+        return "Sirius is the brightest star. Sirius is a small red planet made of ice."
+
+    with LoopbackChatServer(reply) as server:
+        results, samples, records = hallubench_eval(
+            tmp_path / "out", {"dataset": test_set, "knowledge": store, "judge": "rule", "retrieval": "bm25"},
+            "local-chat-completions", f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
+    assert [r["outcome"] for r in records] == ["judged", "refused"]
+    assert results["false_refusal_rate,judged"] == 0.5 and 0.0 < results["precision,judged"] < 1.0
+    assert_score_reproduces(tmp_path, results, samples, store)
+
+
+@pytest.mark.slow
+def test_lm_eval_run_with_the_local_model_and_rule_judges(tmp_path, hallubench_eval, monkeypatch):
+    """Offline set (Vital Articles, offline writer) -> lm_eval with SmolLM2 -> rule judges over a Vital Articles
+    store; `hallubench score` on the samples log gives lm-eval's numbers."""
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
+    kb, lw_set = tmp_path / "kb", tmp_path / "set"
+    assert main(["knowledge", "build", "--source", "wiki-offline", "--out", str(kb)]) == 0
+    assert main(["generate", "longwiki", "--source", "wiki-offline", "--question-writer", "offline", "--n", "2",
+                 "--knowledge", str(kb), "--out", str(lw_set)]) == 0
+    model_args = ",".join(f"{k}={v}" for k, v in embedded_model_args().items())
+    results, samples, records = hallubench_eval(
+        tmp_path / "out", {"dataset": str(lw_set), "knowledge": str(kb), "judge": "rule"}, "hf", model_args,
+        "--batch_size", "2", "--gen_kwargs", "max_gen_toks=48")
+    assert len(records) == 2 and {r["outcome"] for r in records} <= {"refused", "no_claims", "judged"}
+    assert_score_reproduces(tmp_path, results, samples, str(kb))
