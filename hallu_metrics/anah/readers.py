@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hallu_metrics.anah.prompts import NO_REFERENCE
+from hallu_metrics.judges.parsing import Statement, decide, negated_before, statements, visible_reply
 from hallu_metrics.longform.sentences import split_sentences
 
 # ---------------------------------------------------------------- sentences
@@ -34,65 +35,68 @@ def split_answer(text: str, language: str) -> list[str]:
 # ---- readers: the replies as chat models write them (tags with markdown, spaces, other case or no <>, reasons
 # around the tag, a final "Answer:" line, <think> blocks); an unreadable reply reads as None, never as a guess.
 
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _ANSWER_MARK = re.compile(r"(?:\b(?:final\s+)?(?:answer|label|verdict|judge?ment|classification|output)|答案|结论|"
                           r"标签)\W{0,3}?[:：]", re.IGNORECASE)
 _SEPARATOR = r"[\s_-]*"  # between the words of a label: "No Hallucination", "NoHallucination", "no_hallucination"
 _REFUSAL = re.compile(r"^\W*(?:I(?:'m| am) sorry|sorry\b|I apologi[sz]e|I (?:cannot|can't|can not|won't|am unable|"
                       r"'m unable|am not able)\b|as an AI\b|抱歉|对不起|我无法|我不能)", re.IGNORECASE)
-LabelForm = tuple[re.Pattern[str], re.Pattern[str], Any]  # (tagged pattern, bare pattern, value)
+_ZH_NEGATION = re.compile(r"(?:不是|并非|不|没有|没|无|非)$")
+_LABEL_BOUNDARY = re.compile(r"[/|>\]()，,]")  # a negation never reaches across these (it does into "not <" / "not [")
+_DENIED = re.compile(r"\s*[:：]\s*(?:no|false|否|无)(?![A-Za-z])", re.IGNORECASE)  # "Facts present: No"
+LabelForm = tuple[re.Pattern[str], re.Pattern[str], Any, Any]  # (tagged pattern, bare pattern, value, negated value)
 
 
-def _forms(table: Sequence[tuple[str, Any, tuple[str, ...]]]) -> list[LabelForm]:
-    """Per label form (words, value, negations that must not precede it when it stands alone): the tagged form
-    ``<Form>`` / ``[Form]`` and the bare form (not inside a longer word, not right after a negation)."""
+def _forms(table: Sequence[tuple[str, Any, Any]]) -> list[LabelForm]:
+    """Per label form (words, value, the value its negation states or None): the tagged form ``<Form>`` /
+    ``[Form]`` and the bare form (not inside a longer word)."""
     compiled = []
-    for words, value, negations in table:
+    for words, value, negated in table:
         core = _SEPARATOR.join(re.escape(w) for w in words.split())
-        guard = r"(?<![A-Za-z])" + "".join(f"(?<!{re.escape(n)})" for n in negations)
         compiled.append((re.compile(rf"[<\[]\s*{core}\s*[>\]]", re.IGNORECASE),
-                         re.compile(rf"{guard}{core}(?![A-Za-z])", re.IGNORECASE), value))
+                         re.compile(rf"(?<![A-Za-z]){core}(?![A-Za-z])", re.IGNORECASE), value, negated))
     return compiled
 
 
-_FACT_FORMS = _forms([("facts present", True, ()), ("no facts", False, ()), ("有事实", True, ("没",)),
-                      ("无事实", False, ()), ("没有事实", False, ())])
-_HALLUCINATION_FORMS = _forms([("no hallucination", "ok", ()), ("contradictory", "contradictory", ("not ",)),
-                               ("unverifiable", "unverifiable", ("not ",)), ("无幻觉", "ok", ()),
-                               ("矛盾", "contradictory", ("不", "无", "没有")), ("无法验证", "unverifiable", ())])
-
-
-def answer_text(reply: str) -> str | None:
-    """The part of a judge reply that holds the answer: without ``<think>...</think>`` blocks; None for a reply
-    cut while thinking (an unclosed ``<think>``)."""
-    text = _THINK.sub(" ", reply)
-    return None if re.search(r"<think>", text, re.IGNORECASE) else text
+_FACT_FORMS = _forms([("facts present", True, False), ("no facts", False, True), ("有事实", True, False),
+                      ("无事实", False, True), ("没有事实", False, True)])
+_HALLUCINATION_FORMS = _forms([("no hallucination", "ok", None), ("contradictory", "contradictory", None),
+                               ("unverifiable", "unverifiable", None), ("无幻觉", "ok", None),
+                               ("矛盾", "contradictory", None), ("无法验证", "unverifiable", None)])
 
 
 def _values(text: str, forms: list[LabelForm], tagged: bool) -> set[Any]:
-    return {value for tag, bare, value in forms if (tag if tagged else bare).search(text)}
+    """The labels ``text`` states in one way (tags or bare words). A form after a negation ("not <No Facts>", 不矛盾)
+    or answered "no" ("Facts present: No") states its negated value, or nothing when it has none ("not
+    contradictory" leaves unverifiable and no hallucination open)."""
+    found = set()
+    for tag, bare, value, negated in forms:
+        for match in (tag if tagged else bare).finditer(text):
+            prefix = _LABEL_BOUNDARY.split(text[:match.start()])[-1]  # "<No Hallucination> / <Contradictory>"
+            denied = negated_before(prefix) or _ZH_NEGATION.search(prefix) or _DENIED.match(text, match.end())
+            if not denied:
+                found.add(value)
+            elif negated is not None:
+                found.add(negated)
+    return found
 
 
 def _one_label(reply: str, forms: list[LabelForm]) -> Any:
-    """The one label a reply gives, or None. Read in order, the first that names labels decides: the first line
-    after the last answer marker ("Final answer:", "**Label:**", ...); the tags (``<...>`` or ``[...]``); the label
-    words standing alone. Two different labels at that level (an echoed list of options, an undecided reply) read
-    as None."""
-    text = answer_text(reply)
-    if text is None:
+    """The one label a reply concludes with, or None. Each statement of its own text (``judges.parsing.statements``:
+    reasoning blocks, quoted material, hypotheticals and questions left out) is read for, strongest first, the
+    label after an answer marker ("Final answer:", "**Label:**", ...), the tags (``<...>`` or ``[...]``), the label
+    words standing alone; ``judges.parsing.decide`` keeps the final conclusion (a later take-back wins). Two
+    different labels of the strongest kind (an echoed list of options, an undecided reply) read as None."""
+    parts = statements(reply)
+    if parts is None:
         return None
-    marks = list(_ANSWER_MARK.finditer(text))
-    levels = []
-    if marks:
-        after = text[marks[-1].end():].strip(" *_`\t\n")
-        levels.append(after.splitlines()[0] if after else "")
-    levels.append(text)
-    for level in levels:
-        for tagged in (True, False):
-            found = _values(level, forms, tagged)
-            if found:
-                return found.pop() if len(found) == 1 else None
-    return None
+
+    def read(part: Statement) -> tuple[set[Any], set[Any], set[Any]]:
+        marks = list(_ANSWER_MARK.finditer(part.text))
+        after = part.text[marks[-1].end():] if marks else ""
+        return (_values(after, forms, True) or _values(after, forms, False), _values(part.text, forms, True),
+                _values(part.text, forms, False))
+
+    return decide([(part, read(part)) for part in parts])
 
 
 def parse_facts(text: str) -> bool | None:
@@ -103,27 +107,52 @@ def parse_facts(text: str) -> bool | None:
 _NOTHING_FOUND = re.compile(r"^\W*(?:none|n/?a|nothing(?: relevant)?(?: found)?|no relevant (?:reference )?"
                             r"information(?: (?:was )?found)?(?: in the (?:reference )?document)?|无相关信息|无)\W*$",
                             re.IGNORECASE)
+# A sentence saying the document holds nothing relevant ("There is no relevant information in the document", "The
+# document does not mention the height", 文档中没有相关信息), with no "but ..." that goes on to give some.
+_NO_INFORMATION = re.compile(
+    r"^\W*(?:(?:there\s+(?:is|are|was)\s+|there['\u2019]s\s+)?(?:no|not\s+any)\s+(?:relevant\s+|related\s+|"
+    r"pertinent\s+)?(?:reference\s+)?(?:information|info|details?|content|mention|facts?)\b"
+    r"|(?:there\s+is\s+|there['\u2019]s\s+)?nothing\s+(?:relevant|related|about|on)\b"
+    r"|(?:the\s+|this\s+)?(?:reference\s+|given\s+|provided\s+)?(?:document|text|passage|reference|context)s?\s+"
+    r"(?:(?:does|do|did)\s+not|doesn['\u2019]t|don['\u2019]t|didn['\u2019]t)\s+(?:contain|provide|include|mention|say|"
+    r"give|state|have|discuss|cover)\b"
+    r"|(?:the\s+)?(?:reference\s+)?(?:document|text|passage|reference|context)\s+(?:contains|has|provides|gives|"
+    r"includes)\s+no\b"
+    r"|(?:i\s+)?(?:could\s+not|couldn['\u2019]t|cannot|can['\u2019]t|did\s+not|didn['\u2019]t)\s+find\s+(?:any\s+)?"
+    r"(?:relevant\s+)?(?:information|mention|reference|details?|anything|nothing)\b"
+    r"|none\s+of\s+the\s+(?:document|text|passage|reference)\b"
+    r"|not\s+(?:mentioned|found|stated|given)\b"
+    r"|relevant\s+information\s*:\s*none\b"
+    r"|[^，,但]*?(?:没有|未|并未|无)(?:找到)?[^，,但]*?(?:相关(?:的)?(?:信息|内容)|提及|提到|涉及))"
+    r"(?!.*\b(?:but|however|although|except|only)\b)[^但]*$",
+    re.IGNORECASE)
 # Separators and echoed placeholders ("<SEP>", "[relevant information]", "<information 1>"): a reply of nothing else
 # extracted nothing.
 _PLACEHOLDER = re.compile(r"<\s*SEP\s*>|[\[<(]\s*(?:(?:relevant|reference)\s+)?(?:information|points?|info)"
                           r"(?:\s*\d+)?\s*[\]>)]", re.IGNORECASE)
+_REFERENCE_SENTENCE = re.compile(r"(?<=[.!?\u3002\uff01\uff1f;\uff1b])\s*|\n+")
 
 
 def parse_reference(text: str) -> str | None:
-    """Turn 2: the extracted reference information (stripped, <think> blocks removed); :data:`NO_REFERENCE` when
+    """Turn 2: the extracted reference information (stripped, reasoning blocks removed); :data:`NO_REFERENCE` when
     the reply says there is none: "No Reference Information" anywhere (spaces, case, ``_`` / ``-`` ignored, as the
-    official code reads it, or 无参考信息), or a whole reply such as "None" / "No relevant information found.";
-    None for an empty reply, a refusal, a bare placeholder ("<SEP>") or one cut while thinking."""
-    body = answer_text(text)
+    official code reads it, or 无参考信息), a whole reply such as "None" / "No relevant information found.", or one
+    whose every sentence says the document holds nothing relevant ("There is no relevant information in the
+    document.", "The document does not mention the height.", 文档中没有相关信息); None for an empty reply, a
+    refusal, a bare placeholder ("<SEP>") or one cut while thinking."""
+    body = visible_reply(text)
     if body is None:
         return None
     squeezed = re.sub(r"[\s_-]+", "", body).lower()
     if "noreferenceinformation" in squeezed or "无参考信息" in squeezed:
         return NO_REFERENCE
     body = body.strip()
-    if not re.search(r"\w", _PLACEHOLDER.sub(" ", body)) or _REFUSAL.match(body):
+    if not re.search(r"\w", _PLACEHOLDER.sub(" ", body)):
         return None
-    return NO_REFERENCE if _NOTHING_FOUND.match(body) else body
+    sentences = [s for s in _REFERENCE_SENTENCE.split(body.replace("*", "")) if re.search(r"\w", s)]
+    if _NOTHING_FOUND.match(body) or all(_NO_INFORMATION.match(s) for s in sentences):
+        return NO_REFERENCE
+    return None if _REFUSAL.match(body) else body
 
 
 def reference_passages(reference: str) -> list[str]:
