@@ -591,11 +591,11 @@ def parse_score(text: str, low: float, high: float, key: str = "score", integer:
     key = _key_form(key)
 
     def number(value: object) -> object:
-        if isinstance(value, bool) or isinstance(value, (dict, list)):
+        if isinstance(value, (bool, dict, list)):
             return _INVALID
         try:
-            return float(value)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
+            return float(str(value))
+        except ValueError:
             return _INVALID
 
     def read(part: Statement) -> tuple[set[object], set[object]]:
