@@ -1,152 +1,134 @@
-"""HaluEval on the embedded SmolLM2 model (CPU, slow): the real lm_eval CLI runs halueval_qa and
-halueval_general on the shared official-format files, and the generator runs with SmolLM2: a
-summarization set from news documents (--source-columns) that lm_eval scores, and a QA set from
-the official file that halueval_qa loads."""
+"""HaluEval end to end. lm_eval runs the `halueval` group (qa, dialogue, summarization, general) on official-format
+files given with the one data key `dataset`: lm-eval's API model on a loopback server (small files), and (slow) the
+embedded SmolLM2 through the plain lm_eval CLI on the complete official files. Slow too: SmolLM2 writes a
+summarization set from news documents (--source-columns) that lm_eval scores (the generator on a scripted loopback
+model: tests/test_halueval_generator.py)."""
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import datasets
 import pytest
 from conftest import SHARED_DATA
+from loopback import LoopbackChatServer
+from support import run_cli, write_jsonl
 
-from hallubench.backends.hf_local import embedded_model_args
-from hallubench_tasks import TASKS_DIR
-from hallubench_tasks.dataset_loading import load
-
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not (SHARED_DATA / "halueval").is_dir(), reason="../shared/data/halueval is not present"),
-]
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+TASKS = ("halueval_qa", "halueval_dialogue", "halueval_summarization", "halueval_general")
 VECTARA = SHARED_DATA / "vectara_leaderboard" / "source_documents.jsonl"
 
 
-def _lm_eval(output: Path, tasks: str, metadata: dict) -> dict:
-    """lm_eval on SmolLM2 (greedy, 8 new tokens, 4 items per task); the results file's content."""
-    model_args = ",".join(f"{k}={v}" for k, v in embedded_model_args().items())
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "lm_eval",
-            "--model",
-            "hf",
-            "--model_args",
-            model_args,
-            "--tasks",
-            tasks,
-            "--limit",
-            "4",
-            "--gen_kwargs",
-            "max_gen_toks=8",
-            "--apply_chat_template",
-            "--include_path",
-            str(TASKS_DIR),
-            "--metadata",
-            json.dumps(metadata),
-            "--output_path",
-            str(output),
-        ],
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=900,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+@pytest.fixture
+def in_process(monkeypatch):
+    """lm-eval's CLI (or `hallubench eval`) in this process: sys.argv, which it parses, restored afterwards; lm-eval's
+    environment report (torch's collect_env: a second or more of subprocesses per run) skipped."""
+    monkeypatch.setattr(sys, "argv", sys.argv[:])
+    monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
+
+
+def results_of(output: Path) -> dict:
     return json.loads(next(output.rglob("results_*.json")).read_text())
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "halueval_full").is_dir(), reason="../shared/data/halueval_full is not present")
-def test_lm_eval_runs_the_halueval_group_on_the_complete_official_data(tmp_path):
-    """The whole `halueval` group (qa, dialogue, summarization, general) on the complete official files given with
-    the one data key `dataset`, 4 items per task: exit 0, every task reports the official and lenient accuracy,
-    per-class accuracies and invalid_rate, the group its mean; the results name the test set's fingerprint."""
-    output = _lm_eval(tmp_path, "halueval", {"dataset": str(SHARED_DATA / "halueval_full")})
+def check_group(output: dict) -> None:
+    """Every task reports the official and lenient accuracy and invalid_rate, and the set's fingerprint; the group
+    row is the size-weighted mean of the tasks' accuracies (as `_halueval.yaml` declares)."""
     results = output["results"]
-    for task in ("halueval_qa", "halueval_dialogue", "halueval_summarization", "halueval_general"):
+    for task in TASKS:
         for metric in ("accuracy", "accuracy_lenient", "invalid_rate"):
             assert 0.0 <= results[task][f"{metric},judged"] <= 1.0
         assert output["configs"][task]["metadata"]["hallubench_dataset"]["fingerprint"].startswith("sha256:")
-    assert 0.0 <= results["halueval"]["accuracy,judged"] <= 1.0
+    sizes = {task: output["n-samples"][task]["effective"] for task in TASKS}
+    weighted = sum(results[task]["accuracy,judged"] * sizes[task] for task in TASKS) / sum(sizes.values())
+    assert results["halueval"]["accuracy,judged"] == pytest.approx(weighted)
 
 
-def _generate(task: str, out: Path, *source: str) -> datasets.Dataset:
-    """`hallubench generate halueval` with SmolLM2 as generator and filter judge: 2 records, 32 new tokens per
-    candidate."""
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "hallubench.cli",
-            "generate",
-            "halueval",
-            "--task",
-            task,
-            "--source",
-            *source,
-            "--generator",
-            "smollm2",
-            "--n",
-            "2",
-            "--seed",
-            "0",
-            "--max-tokens",
-            "32",
-            "--out",
-            str(out),
-            "--cache",
-            str(out.parent / "calls.sqlite"),
-        ],
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=900,
-    )
+def official_files(folder: Path) -> Path:
+    """Small files in the official format (JSON lines), named as the complete release names them."""
+    folder.mkdir()
+    write_jsonl(folder / "qa_data.json", [
+        {"knowledge": f"Town {i} lies on river {i}.", "question": f"Which river flows through town {i}?",
+         "right_answer": f"River {i}", "hallucinated_answer": f"The Nile, since {1900 + i}"} for i in range(3)])
+    write_jsonl(folder / "dialogue_data.json", [
+        {"knowledge": f"Film {i} stars Ann Lee.", "dialogue_history": f"[Human]: Who is in film {i}? ",
+         "right_response": "Ann Lee stars in it.", "hallucinated_response": "Tom Hanks, in his first role."}
+        for i in range(2)])
+    write_jsonl(folder / "summarization_data.json", [
+        {"document": f"The council of town {i} voted to build a bridge; work starts in May.",
+         "right_summary": f"Town {i} will build a bridge from May.",
+         "hallucinated_summary": f"Town {i} cancelled its bridge."} for i in range(2)])
+    write_jsonl(folder / "general_data.json", [
+        {"ID": str(i), "user_query": f"Name prime number {i}.", "chatgpt_response": f"{[2, 3, 5, 7][i]} or so.",
+         "hallucination": "yes" if i == 3 else "no"} for i in range(4)])
+    return folder
+
+
+def test_hallubench_eval_runs_the_halueval_group_with_an_api_model(tmp_path, in_process):
+    """A model that answers "Yes" (hallucinated) to every item: exit 0, each task's accuracy is the share of items
+    labelled Yes, no reply is invalid, and the group row is the size-weighted mean."""
+    with LoopbackChatServer(lambda messages: "Yes") as server:
+        proc = run_cli("eval", "--model", "local-chat-completions", "--model_args",
+                       f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0", "--tasks", "halueval",
+                       "--apply_chat_template", "--log_samples", "--output_path", tmp_path / "out",
+                       "--metadata", json.dumps({"dataset": str(official_files(tmp_path / "official"))}))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return datasets.load_from_disk(str(out))["test"]
+    output = results_of(tmp_path / "out")
+    check_group(output)
+    for task in TASKS:
+        [samples] = (tmp_path / "out").rglob(f"samples_{task}_*.jsonl")
+        labels = [json.loads(line)["doc"]["label"] for line in samples.read_text().splitlines()]
+        assert output["results"][task]["accuracy,judged"] == pytest.approx(labels.count("Yes") / len(labels)), task
+        assert output["results"][task]["invalid_rate,judged"] == 0.0
+    assert output["n-samples"]["halueval_general"]["effective"] == 4
 
 
+def lm_eval_cli(output: Path, tasks: str, metadata: dict) -> dict:
+    """The plain lm_eval CLI (in this process; lm-eval's whole task index plus --include_path) on SmolLM2: greedy, 8
+    new tokens, 4 items per task; the results file's content."""
+    from lm_eval.__main__ import cli_evaluate
+
+    from hallubench.backends.hf_local import embedded_model_args
+    from hallubench_tasks import TASKS_DIR
+
+    model_args = ",".join(f"{k}={v}" for k, v in embedded_model_args().items())
+    sys.argv = ["lm_eval", "--model", "hf", "--model_args", model_args, "--tasks", tasks, "--limit", "4",
+                "--gen_kwargs", "max_gen_toks=8", "--apply_chat_template", "--include_path", str(TASKS_DIR),
+                "--metadata", json.dumps(metadata), "--output_path", str(output)]
+    cli_evaluate()
+    return results_of(output)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (SHARED_DATA / "halueval_full").is_dir(), reason="../shared/data/halueval_full is not present")
+def test_lm_eval_runs_the_halueval_group_on_the_complete_official_data(tmp_path, in_process, monkeypatch):
+    """The whole `halueval` group on the complete official files given with the one data key `dataset`, SmolLM2,
+    4 items per task: every task reports the official and lenient accuracy, per-class accuracies and invalid_rate, the
+    group its mean; the results name the test set's fingerprint."""
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
+    check_group(lm_eval_cli(tmp_path, "halueval", {"dataset": str(SHARED_DATA / "halueval_full")}))
+
+
+@pytest.mark.slow
 @pytest.mark.skipif(not VECTARA.is_file(), reason="../shared/data/vectara_leaderboard is not present")
-def test_summarization_set_from_news_documents_runs_in_lm_eval(tmp_path):
-    """SmolLM2 writes a 2-record summarization set from vectara news documents mapped with --source-columns (the 4
-    shortest of 400+ characters, to bound CPU time); lm_eval's halueval_summarization then scores it with SmolLM2:
-    4 items, with accuracy and invalid_rate."""
+def test_summarization_set_from_news_documents_runs_in_lm_eval(tmp_path, in_process, monkeypatch):
+    """SmolLM2 (generator and filter judge, 32 new tokens per candidate) writes a 2-record summarization set from
+    vectara news documents mapped with --source-columns (the 4 shortest of 400+ characters, to bound CPU time);
+    lm_eval's halueval_summarization then scores it with SmolLM2: 4 items, with accuracy and invalid_rate."""
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
     documents = [json.loads(line) for line in VECTARA.read_text(encoding="utf-8").splitlines()]
     documents = sorted((d for d in documents if len(d["source"]) >= 400), key=lambda d: len(d["source"]))[:4]
-    news = tmp_path / "news.jsonl"
-    news.write_text("".join(json.dumps(d) + "\n" for d in documents), encoding="utf-8")
-    rows = _generate(
-        "summarization",
-        tmp_path / "set",
-        str(news),
-        "--source-columns",
-        "right_summary=deepseek_r1_summary,document=source",
-    )
+    news = write_jsonl(tmp_path / "news.jsonl", documents)
+    out = tmp_path / "set"
+    proc = run_cli("generate", "halueval", "--task", "summarization", "--source", news, "--source-columns",
+                   "right_summary=deepseek_r1_summary,document=source", "--generator", "smollm2", "--n", "2",
+                   "--seed", "0", "--max-tokens", "32", "--out", out, "--cache", tmp_path / "calls.sqlite")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = datasets.load_from_disk(str(out))["test"]
     assert rows.num_rows == 2
     for row in rows:
         original = documents[row["source_index"]]
         assert row["document"] == original["source"] and row["right_summary"] == original["deepseek_r1_summary"]
-    results = _lm_eval(
-        tmp_path / "eval", "halueval_summarization", {"dataset_halueval_summarization": str(tmp_path / "set")}
-    )
+    results = lm_eval_cli(tmp_path / "eval", "halueval_summarization", {"dataset_halueval_summarization": str(out)})
     assert results["n-samples"]["halueval_summarization"]["effective"] == 2  # one drawn answer per record
     for metric in ("accuracy", "invalid_rate"):
         assert 0.0 <= results["results"]["halueval_summarization"][f"{metric},judged"] <= 1.0
-
-
-def test_qa_set_generated_by_the_local_model_is_a_task_dataset(tmp_path):
-    """SmolLM2 writes a 2-record QA set from the official QA file (right answers kept, hallucinated ones new);
-    the halueval_qa loader reads it through dataset_halueval_qa (4 judged items when both answers are judged)."""
-    source = SHARED_DATA / "halueval" / "qa_data_first1000.json"
-    official = source.read_text(encoding="utf-8").splitlines()
-    rows = _generate("qa", tmp_path / "set", str(source))
-    assert rows.num_rows == 2 and all(row["hallucinated_answer"] for row in rows)
-    assert all(row["right_answer"] == json.loads(official[row["source_index"]])["right_answer"] for row in rows)
-    items = load("halueval_qa", halueval_task="qa", halueval_pairing="both", dataset_halueval_qa=str(tmp_path / "set"))[
-        "test"
-    ]
-    assert items["label"] == ["No", "Yes"] * 2
