@@ -80,14 +80,13 @@ def believer(messages: list[dict]) -> str:
     return "It is a wild cat of the Asian forests, known for its spotted coat and its long tail."
 
 
-def test_group_run_with_an_api_model(tmp_path, monkeypatch):
+def test_group_run_with_an_api_model(tmp_path, monkeypatch, offline_checker):
     """Both tasks run under lm_eval; the group reports the plain mean of the two false acceptance rates (3 species
     all accepted, 2 products all refused: 0.5, where a mean weighted by size would give 0.6)."""
-    from hallubench_generators.nonexistent_refusal import checkers
+    from hallubench_generators.nonexistent_refusal import generatedentities
 
-    # generatedentities' offline checker: short known-name lists (folding the shipped ~400k names takes ~20 s)
-    monkeypatch.setattr(checkers, "_wiki_titles", lambda: ["Sirius", "Lake Baikal"])
-    monkeypatch.setattr(checkers, "place_names", lambda: ["Paris", "France"])
+    # generatedentities' offline checker loaded once per session (folding its ~400k known names takes ~20 s)
+    monkeypatch.setattr(generatedentities, "make_checker", lambda args: offline_checker)
     mixed, generated = generate_sets(tmp_path, "--n-per-domain", "3", "--domains", "animal",
                                      "--itis-db", str(itis_db(tmp_path / "i.db")))
     with LoopbackChatServer(believer) as server:
