@@ -10,7 +10,6 @@ import sys
 
 import datasets
 import pytest
-from loopback import LoopbackChatServer
 from support import run_cli
 
 
@@ -19,12 +18,23 @@ def workdir(tmp_path_factory):
     return tmp_path_factory.mktemp("e2e")
 
 
+# The answers of the model under test, by question: the gold answer to the generated set's first question, "I don't
+# know" to the other (filled in by the `generated` fixture, which makes the questions).
+REPLIES: dict[str, str] = {}
+
+
+def model_under_test(messages: list[dict]) -> str:
+    return REPLIES[messages[-1]["content"]]
+
+
 @pytest.fixture(scope="module")
 def generated(workdir):
     out = workdir / "set"
     proc = run_cli("generate", "precisewikiqa", "--source", "wiki-offline", "--question-writer", "offline", "--n", "2",
                    "--seed", "0", "--out", out, "--cache", workdir / "calls.sqlite")
     assert proc.returncode == 0, proc.stderr[-2000:]
+    test = datasets.load_from_disk(str(out))["test"]
+    REPLIES.update({test[0]["question"]: f"It is {test[0]['answer']}.", test[1]["question"]: "I don't know, sorry."})
     return out
 
 
@@ -53,23 +63,16 @@ def test_generated_through_the_cli(generated):
     assert "offline" in card and "## Reproducibility" in card
 
 
-def answering(generated):
-    """The model under test: the gold answer to the first question, "I don't know" to the other."""
-    test = datasets.load_from_disk(str(generated))["test"]
-    answers = {test[0]["question"]: f"It is {test[0]['answer']}.", test[1]["question"]: "I don't know, sorry."}
-    return lambda messages: answers[messages[-1]["content"]]
-
-
 def never_abstaining_judge(messages):
     """An LLM judge that never sees an abstention and grades every answer CORRECT."""
     text = messages[-1]["content"]
     return '{"is_abstaining": false}' if "Judgement:" in text else '```json\n{"verdict": "CORRECT"}\n```'
 
 
-def test_lm_eval_run_then_rescore(workdir, generated, hallubench_eval):
-    with LoopbackChatServer(answering(generated)) as server:
-        proc = hallubench_eval(generated, workdir / "out", "local-chat-completions",
-                               f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0", "--log_samples")
+def test_lm_eval_run_then_rescore(workdir, generated, hallubench_eval, loopback_servers):
+    server = loopback_servers.chat(model_under_test)
+    proc = hallubench_eval(generated, workdir / "out", "local-chat-completions",
+                           f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0", "--log_samples")
     assert "false_refusal_rate" in proc.stdout and "hallucination_rate" in proc.stdout
     samples = next((workdir / "out").rglob("samples_precisewikiqa_*.jsonl"))
     lines = [json.loads(line) for line in samples.read_text().splitlines()]
@@ -90,21 +93,21 @@ def test_lm_eval_run_then_rescore(workdir, generated, hallubench_eval):
     assert "| **all** |" in proc.stdout and (workdir / "bins.png").stat().st_size > 0
 
     # Another judge (loopback LLM judge: never abstaining, always CORRECT) changes the verdicts.
-    with LoopbackChatServer(never_abstaining_judge) as server:
-        spec = f"openai:base_url={server.base_url},model=judge"
-        proc = run_cli("score", "--task", "precisewikiqa", "--samples", samples, "--judge", spec,
-                       "--out", workdir / "j.json")
+    spec = f"openai:base_url={loopback_servers.chat(never_abstaining_judge).base_url},model=judge"
+    proc = run_cli("score", "--task", "precisewikiqa", "--samples", samples, "--judge", spec,
+                   "--out", workdir / "j.json")
     assert proc.returncode == 0, proc.stderr
     judged = json.loads((workdir / "j.json").read_text())
     assert judged["correct_rate"] == 1.0 and judged["hallucination_rate"] == 0.0 and judged["n"] == 2
     assert judged["judges"] == {"judge": spec} and judged["judge_calls"][spec]["calls"] == 4
 
 
-def test_score_works_on_predict_only_output_and_rejects_other_tasks(workdir, generated, hallubench_eval):
-    with LoopbackChatServer(answering(generated)) as server:
-        hallubench_eval(generated, workdir / "pred", "local-chat-completions",
-                        f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0", "--predict_only",
-                        "--limit", "1")
+def test_score_works_on_predict_only_output_and_rejects_other_tasks(workdir, generated, hallubench_eval,
+                                                                   loopback_servers):
+    server = loopback_servers.chat(model_under_test)
+    hallubench_eval(generated, workdir / "pred", "local-chat-completions",
+                    f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0", "--predict_only",
+                    "--limit", "1")
     samples = next((workdir / "pred").rglob("samples_precisewikiqa_*.jsonl"))
     assert json.loads(json.loads(samples.read_text())["filtered_resps"][0])["outcome"] == "unjudged"
     proc = run_cli("score", "--task", "precisewikiqa", "--samples", samples, "--out", workdir / "p.json")

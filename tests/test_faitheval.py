@@ -330,22 +330,21 @@ def lm_eval_run(tmp_path, model: str, model_args: str, **kwargs) -> dict:
     return results
 
 
-def test_lm_eval_runs_faitheval_with_an_api_model(tmp_path, monkeypatch):
-    """lm-eval's local-chat-completions model on a loopback server: "unknown" to the first unanswerable question, a
-    made-up founder to the second; option B (right) to the sky question, no option to the other: every accuracy 1/2,
-    the invalid rate 1/2."""
-    from loopback import LoopbackChatServer
-
-    monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
+def half_right(messages: list[dict]) -> str:
+    """The model under test: "unknown" to the first unanswerable question, a made-up founder to the second; option B
+    (right) to the sky question, no option to the other."""
     replies = {"Who founded": "unknown", "When was it built": "It was built by Ann in 1900.",
                "colour is the sky": "B", "Which animal barks": "I would rather not say."}
+    return next(text for question, text in replies.items() if question in messages[-1]["content"])
 
-    def reply(messages):
-        return next(text for question, text in replies.items() if question in messages[-1]["content"])
 
-    with LoopbackChatServer(reply) as server:
-        results = lm_eval_run(tmp_path, "local-chat-completions",
-                              f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
+def test_lm_eval_runs_faitheval_with_an_api_model(tmp_path, monkeypatch, loopback_servers):
+    """lm-eval's local-chat-completions model on a loopback server (``half_right``): every accuracy 1/2, the invalid
+    rate 1/2."""
+    monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
+    server = loopback_servers.chat(half_right)
+    results = lm_eval_run(tmp_path, "local-chat-completions",
+                          f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
     assert results["faitheval_unanswerable"]["accuracy,judged"] == 0.5
     assert results["faitheval_counterfactual"]["accuracy,judged"] == 0.5
     assert results["faitheval_counterfactual"]["invalid_rate,judged"] == 0.5

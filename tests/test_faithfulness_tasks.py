@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from loopback import LoopbackChatServer
 from support import run_cli, task_manager, write_jsonl
 
 from hallu_metrics.judges.prompts import block_texts
@@ -105,17 +104,17 @@ def hallubench_eval(monkeypatch):
     return run
 
 
-def test_lm_eval_runs_the_rubric_task_with_an_api_model(dataset, tmp_path, hallubench_eval):
-    """lm-eval's local-chat-completions model on a loopback server as the rubric scorer: 5 for every summary but the
-    wrong year, where it gives no score. Residual |5 - expected| over the 3 scored pairs: (0 + 0 + 4) / 3; one
-    unparseable reply in 4."""
-    def scorer(messages):
-        prompt = messages[-1]["content"]
-        return "I cannot grade this." if "1911" in prompt else '{"reasoning": "faithful", "score": 5}'
+def scorer(messages):
+    """The rubric scorer: 5 for every summary but the wrong year, where it gives no score."""
+    return "I cannot grade this." if "1911" in messages[-1]["content"] else '{"reasoning": "faithful", "score": 5}'
 
-    with LoopbackChatServer(scorer) as server:
-        metrics, records = hallubench_eval(dataset, tmp_path / "out", "local-chat-completions",
-                                           f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
+
+def test_lm_eval_runs_the_rubric_task_with_an_api_model(dataset, tmp_path, hallubench_eval, loopback_servers):
+    """lm-eval's local-chat-completions model on a loopback server as the rubric scorer (``scorer``). Residual
+    |5 - expected| over the 3 scored pairs: (0 + 0 + 4) / 3; one unparseable reply in 4."""
+    server = loopback_servers.chat(scorer)
+    metrics, records = hallubench_eval(dataset, tmp_path / "out", "local-chat-completions",
+                                       f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
     assert metrics["residual,judged"] == pytest.approx(4 / 3) and metrics["score,judged"] == 5.0
     assert metrics["judge_unparseable_rate,judged"] == 0.25
     assert sorted(r["outcome"] for r in records) == ["scored", "scored", "scored", "unparseable"]

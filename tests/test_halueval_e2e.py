@@ -11,7 +11,6 @@ from pathlib import Path
 import datasets
 import pytest
 from conftest import SHARED_DATA
-from loopback import LoopbackChatServer
 from support import run_cli, write_jsonl
 
 TASKS = ("halueval_qa", "halueval_dialogue", "halueval_summarization", "halueval_general")
@@ -63,14 +62,18 @@ def official_files(folder: Path) -> Path:
     return folder
 
 
-def test_hallubench_eval_runs_the_halueval_group_with_an_api_model(tmp_path, in_process):
+def always_yes(messages: list[dict]) -> str:
+    return "Yes"
+
+
+def test_hallubench_eval_runs_the_halueval_group_with_an_api_model(tmp_path, in_process, loopback_servers):
     """A model that answers "Yes" (hallucinated) to every item: exit 0, each task's accuracy is the share of items
     labelled Yes, no reply is invalid, and the group row is the size-weighted mean."""
-    with LoopbackChatServer(lambda messages: "Yes") as server:
-        proc = run_cli("eval", "--model", "local-chat-completions", "--model_args",
-                       f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0", "--tasks", "halueval",
-                       "--apply_chat_template", "--log_samples", "--output_path", tmp_path / "out",
-                       "--metadata", json.dumps({"dataset": str(official_files(tmp_path / "official"))}))
+    server = loopback_servers.chat(always_yes)
+    proc = run_cli("eval", "--model", "local-chat-completions", "--model_args",
+                   f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0", "--tasks", "halueval",
+                   "--apply_chat_template", "--log_samples", "--output_path", tmp_path / "out",
+                   "--metadata", json.dumps({"dataset": str(official_files(tmp_path / "official"))}))
     assert proc.returncode == 0, proc.stderr[-3000:]
     output = results_of(tmp_path / "out")
     check_group(output)

@@ -44,26 +44,25 @@ def run_three_tasks(tmp_path: Path, documents: list[dict], model: str, model_arg
     return output
 
 
-def test_anah_popqa_and_hhem_summarization_run_with_an_api_model(tmp_path, monkeypatch):
-    """lm-eval's local-chat-completions model on a loopback server: PopQA gets the gold occupation and a wrong city,
-    every summary request an answer: PopQA's hallucination rate 1/2 of the attempted answers, both summaries
-    answered."""
-    from loopback import LoopbackChatServer
-
-    monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
+def answer(messages: list[dict]) -> str:
+    """The model under test: PopQA's gold occupation and a wrong city, ANAH's answers from the documents, a summary
+    for every summarization request."""
     replies = {"George Rankin": "He is a politician.", "Tim Burton": "He was born in Paris.",
                "Eiffel Tower": "Gustave Eiffel's company built it for the 1889 World's Fair.",
                "Titicaca": "It lies on the border of Peru and Bolivia."}
+    text = messages[-1]["content"]
+    return next((r for key, r in replies.items() if key in text), "The council voted to build a new bridge.")
 
-    def reply(messages):
-        text = messages[-1]["content"]
-        return next((r for key, r in replies.items() if key in text), "The council voted to build a new bridge.")
 
+def test_anah_popqa_and_hhem_summarization_run_with_an_api_model(tmp_path, monkeypatch, loopback_servers):
+    """lm-eval's local-chat-completions model on a loopback server (``answer``): PopQA's hallucination rate 1/2 of
+    the attempted answers, both summaries answered."""
+    monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
     documents = [{"id": i, "source": f"The council of town {i} met on Monday. It voted to build a new bridge over "
                                      "the river; work starts in May and ends next year."} for i in range(2)]
-    with LoopbackChatServer(reply) as server:
-        output = run_three_tasks(tmp_path, documents, "local-chat-completions",
-                                 f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
+    server = loopback_servers.chat(answer)
+    output = run_three_tasks(tmp_path, documents, "local-chat-completions",
+                             f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
     results = output["results"]
     assert results["popqa_hallu"]["hallucination_rate,judged"] == 0.5
     assert results["popqa_hallu"]["false_refusal_rate,judged"] == 0.0

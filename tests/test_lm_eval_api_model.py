@@ -7,7 +7,7 @@ import json
 import sys
 
 import datasets
-from loopback import LoopbackChatServer, rough_usage
+from loopback import rough_usage
 from support import run_cli
 
 from hallu_metrics.precisewikiqa import BENCHMARK
@@ -28,7 +28,7 @@ def reply(messages):
     return ANSWERS[last][1]
 
 
-def test_local_chat_completions_then_score_agree(tmp_path, monkeypatch):
+def test_local_chat_completions_then_score_agree(tmp_path, monkeypatch, loopback_servers):
     monkeypatch.chdir(tmp_path)  # relative output paths, as a user types them
     monkeypatch.setattr(sys, "argv", sys.argv[:])  # `hallubench eval` hands lm-eval its arguments in sys.argv
     monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
@@ -36,17 +36,17 @@ def test_local_chat_completions_then_score_agree(tmp_path, monkeypatch):
             for i, (q, (gold, _)) in enumerate(ANSWERS.items())]
     datasets.DatasetDict({"test": datasets.Dataset.from_list(rows, features=BENCHMARK.columns)}).save_to_disk(
         str(tmp_path / "set"))
-    with LoopbackChatServer(reply) as server:
-        judge = f"openai:base_url={server.base_url},model=judge,max_retries=0"
-        proc = run_cli("eval", "--model", "local-chat-completions", "--model_args",
-                    f"base_url={server.base_url}/chat/completions,model=mut,num_concurrent=2,max_retries=1",
-                    "--tasks", "precisewikiqa", "--apply_chat_template", "--log_samples", "--output_path", "out",
-                    "--metadata", json.dumps({"dataset": str(tmp_path / "set"), "judge": judge}))
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        [samples] = (tmp_path / "out").rglob("samples_precisewikiqa_*.jsonl")
-        [results] = (tmp_path / "out").rglob("results_*.json")
-        proc = run_cli("score", "--task", "precisewikiqa", "--samples", samples, "--judge", judge, "--out", "r.json")
-        assert proc.returncode == 0, proc.stderr[-3000:]
+    server = loopback_servers.chat(reply)
+    judge = f"openai:base_url={server.base_url},model=judge,max_retries=0"
+    proc = run_cli("eval", "--model", "local-chat-completions", "--model_args",
+                   f"base_url={server.base_url}/chat/completions,model=mut,num_concurrent=2,max_retries=1",
+                   "--tasks", "precisewikiqa", "--apply_chat_template", "--log_samples", "--output_path", "out",
+                   "--metadata", json.dumps({"dataset": str(tmp_path / "set"), "judge": judge}))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    [samples] = (tmp_path / "out").rglob("samples_precisewikiqa_*.jsonl")
+    [results] = (tmp_path / "out").rglob("results_*.json")
+    proc = run_cli("score", "--task", "precisewikiqa", "--samples", samples, "--judge", judge, "--out", "r.json")
+    assert proc.returncode == 0, proc.stderr[-3000:]
     lm_eval = json.loads(results.read_text())["results"]["precisewikiqa"]
     scored = json.loads((tmp_path / "r.json").read_text())
     expected = {"false_refusal_rate": 1 / 3, "correct_rate": 1 / 3, "hallucination_rate": 1 / 2,

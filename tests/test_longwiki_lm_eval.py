@@ -9,7 +9,6 @@ from pathlib import Path
 
 import datasets
 import pytest
-from loopback import LoopbackChatServer
 from support import run_cli, task_manager
 
 from hallu_metrics.longform.knowledge import write_store
@@ -92,19 +91,22 @@ def assert_score_reproduces(tmp_path: Path, results: dict, samples: Path, knowle
         assert rescored["precision"] == pytest.approx(results["precision,judged"])
 
 
-def test_lm_eval_run_with_an_api_model_and_rule_judges(test_set, store, tmp_path, hallubench_eval):
-    """lm_eval's local-chat-completions model on a loopback server answers the first prompt with two sentences about
-    Sirius (one the store supports) and refuses the second; the rule judges judge claims against the store (BM25
-    retrieval: loading the embedder takes ~20 s), and `hallubench score` on the samples log gives lm-eval's numbers."""
-    def reply(messages):
-        if "question 1" in messages[-1]["content"]:
-            return "I'm sorry, but I don't have any information about that."
-        return "Sirius is the brightest star. Sirius is a small red planet made of ice."
+def two_claims_then_a_refusal(messages: list[dict]) -> str:
+    """The model under test: two sentences about Sirius (the store supports one) to the first prompt, a refusal to
+    the second."""
+    if "question 1" in messages[-1]["content"]:
+        return "I'm sorry, but I don't have any information about that."
+    return "Sirius is the brightest star. Sirius is a small red planet made of ice."
 
-    with LoopbackChatServer(reply) as server:
-        results, samples, records = hallubench_eval(
-            tmp_path / "out", {"dataset": test_set, "knowledge": store, "judge": "rule", "retrieval": "bm25"},
-            "local-chat-completions", f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
+
+def test_lm_eval_run_with_an_api_model_and_rule_judges(test_set, store, tmp_path, hallubench_eval, loopback_servers):
+    """lm_eval's local-chat-completions model on a loopback server (``two_claims_then_a_refusal``); the rule judges
+    judge claims against the store (BM25 retrieval: loading the embedder takes ~20 s), and `hallubench score` on the
+    samples log gives lm-eval's numbers."""
+    server = loopback_servers.chat(two_claims_then_a_refusal)
+    results, samples, records = hallubench_eval(
+        tmp_path / "out", {"dataset": test_set, "knowledge": store, "judge": "rule", "retrieval": "bm25"},
+        "local-chat-completions", f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
     assert [r["outcome"] for r in records] == ["judged", "refused"]
     assert results["false_refusal_rate,judged"] == 0.5 and 0.0 < results["precision,judged"] < 1.0
     assert_score_reproduces(tmp_path, results, samples, store)

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from loopback import LoopbackChatServer
 from support import run_cli
 
 KEY = "false_acceptance_rate,judged"
@@ -36,19 +35,18 @@ def itis_db(path: Path) -> Path:
     return path
 
 
-def generate_sets(tmp_path: Path, *mixed_args: str) -> tuple[Path, Path]:
+# generatedentities' three generator models (one reply function per loopback server)
+GENERATORS = [lambda messages, i=i: f"Quillon{i} Varex, Brimholt{i} Sable" for i in range(3)]
+
+
+def generate_sets(tmp_path: Path, servers, *mixed_args: str) -> tuple[Path, Path]:
     """`generate mixedentities MIXED_ARGS` and `generate generatedentities` (2 products, three scripted loopback
-    generators)."""
+    generators from the session's ``servers``)."""
     mixed, generated = tmp_path / "mixed", tmp_path / "generated"
     proc = run_cli("generate", "mixedentities", "--seed", "0", *mixed_args, "--out", mixed)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    servers = [LoopbackChatServer(lambda m, i=i: f"Quillon{i} Varex, Brimholt{i} Sable") for i in range(3)]
-    try:
-        specs = [f"openai:base_url={s.base_url},model=g" for s in servers]
-        proc = run_cli("generate", "generatedentities", "--n-product", "2", "--generators", *specs, "--out", generated)
-    finally:
-        for s in servers:
-            s.close()
+    specs = [f"openai:base_url={servers.chat(reply).base_url},model=g" for reply in GENERATORS]
+    proc = run_cli("generate", "generatedentities", "--n-product", "2", "--generators", *specs, "--out", generated)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return mixed, generated
 
@@ -80,18 +78,18 @@ def believer(messages: list[dict]) -> str:
     return "It is a wild cat of the Asian forests, known for its spotted coat and its long tail."
 
 
-def test_group_run_with_an_api_model(tmp_path, monkeypatch, offline_checker):
+def test_group_run_with_an_api_model(tmp_path, monkeypatch, offline_checker, loopback_servers):
     """Both tasks run under lm_eval; the group reports the plain mean of the two false acceptance rates (3 species
     all accepted, 2 products all refused: 0.5, where a mean weighted by size would give 0.6)."""
     from hallubench_generators.nonexistent_refusal import generatedentities
 
     # generatedentities' offline checker loaded once per session (folding its ~400k known names takes ~20 s)
     monkeypatch.setattr(generatedentities, "make_checker", lambda args: offline_checker)
-    mixed, generated = generate_sets(tmp_path, "--n-per-domain", "3", "--domains", "animal",
+    mixed, generated = generate_sets(tmp_path, loopback_servers, "--n-per-domain", "3", "--domains", "animal",
                                      "--itis-db", str(itis_db(tmp_path / "i.db")))
-    with LoopbackChatServer(believer) as server:
-        output = group_run(tmp_path, monkeypatch, mixed, generated, "local-chat-completions",
-                           f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
+    server = loopback_servers.chat(believer)
+    output = group_run(tmp_path, monkeypatch, mixed, generated, "local-chat-completions",
+                       f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
     results = output["results"]
     assert output["n-samples"]["mixedentities"]["effective"] == 3
     assert output["n-samples"]["generatedentities"]["effective"] == 2
@@ -104,11 +102,11 @@ def test_group_run_with_an_api_model(tmp_path, monkeypatch, offline_checker):
 
 
 @pytest.mark.slow
-def test_group_run_with_the_local_model(tmp_path, monkeypatch):
+def test_group_run_with_the_local_model(tmp_path, monkeypatch, loopback_servers):
     """The same with the embedded SmolLM2 (hf backend, CPU) on a mixedentities set from the shipped sources (one
     name per domain), 4 items per task."""
     monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
-    mixed, generated = generate_sets(tmp_path, "--n-per-domain", "1")
+    mixed, generated = generate_sets(tmp_path, loopback_servers, "--n-per-domain", "1")
     model_args = run_cli("model-args").stdout.strip()
     output = group_run(tmp_path, monkeypatch, mixed, generated, "hf", model_args, "--limit", "4", "--batch_size", "4",
                        "--gen_kwargs", "max_gen_toks=16")

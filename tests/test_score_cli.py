@@ -10,7 +10,6 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from loopback import LoopbackChatServer
 from support import run_cli, save_set, task_manager
 
 import hallu_metrics.registry  # noqa: F401  (builds every benchmark's checks)
@@ -124,7 +123,7 @@ def reply(messages: list[dict]) -> str:
     return "Paris."
 
 
-def test_b_score_records_the_set_as_lm_evals_run_did(tmp_path, monkeypatch):
+def test_b_score_records_the_set_as_lm_evals_run_did(tmp_path, monkeypatch, loopback_servers):
     """lm-eval (its own `local-chat-completions` model against a loopback server), then `score --samples out/`:
     location, revision and fingerprint equal `configs.precisewikiqa.metadata.hallubench_dataset`; the date is the
     time written, in UTC."""
@@ -132,11 +131,11 @@ def test_b_score_records_the_set_as_lm_evals_run_did(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "argv", sys.argv[:])  # `hallubench eval` hands lm-eval its arguments in sys.argv
     monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
     dataset = str(save_set(tmp_path / "set", ROWS))
-    with LoopbackChatServer(reply) as server:
-        proc = run_cli("eval", "--model", "local-chat-completions", "--model_args",
-                       f"base_url={server.base_url}/chat/completions,model=mut,num_concurrent=2,max_retries=1",
-                       "--tasks", "precisewikiqa", "--apply_chat_template", "--log_samples", "--output_path", "out",
-                       "--metadata", json.dumps({"dataset": dataset, "judge": "rule"}))
+    server = loopback_servers.chat(reply)
+    proc = run_cli("eval", "--model", "local-chat-completions", "--model_args",
+                   f"base_url={server.base_url}/chat/completions,model=mut,num_concurrent=2,max_retries=1",
+                   "--tasks", "precisewikiqa", "--apply_chat_template", "--log_samples", "--output_path", "out",
+                   "--metadata", json.dumps({"dataset": dataset, "judge": "rule"}))
     assert proc.returncode == 0, proc.stderr[-3000:]
     [results] = (tmp_path / "out").rglob("results_*.json")
     recorded = json.loads(results.read_text())["configs"]["precisewikiqa"]["metadata"]["hallubench_dataset"]

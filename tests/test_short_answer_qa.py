@@ -249,22 +249,26 @@ def simpleqa_run(dataset: Path, model: str, model_args: str, **kwargs) -> tuple[
     return results, records
 
 
-def test_lm_eval_runs_simpleqa_with_an_api_model(tmp_path, monkeypatch):
+# (question, gold answer, the reply of the model under test): right, wrong, declined
+SIMPLEQA_REPLIES = [("Who painted the Night Watch?", "Rembrandt", "Rembrandt painted it."),
+                    ("Where is Lake Baikal?", "Siberia", "It is in Canada."),
+                    ("Who wrote Hamlet?", "William Shakespeare", "I don't know.")]
+
+
+def simpleqa_reply(messages: list[dict]) -> str:
+    return {q: r for q, _, r in SIMPLEQA_REPLIES}[messages[-1]["content"]]
+
+
+def test_lm_eval_runs_simpleqa_with_an_api_model(tmp_path, monkeypatch, loopback_servers):
     """lm-eval's local-chat-completions model on a loopback server answers one question right, one wrong and declines
     the third: one of each grade, hallucination rate 1/2 of the attempted answers."""
-    from loopback import LoopbackChatServer
-
     monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
-    questions = [("Who painted the Night Watch?", "Rembrandt", "Rembrandt painted it."),
-                 ("Where is Lake Baikal?", "Siberia", "It is in Canada."),
-                 ("Who wrote Hamlet?", "William Shakespeare", "I don't know.")]
     csv = tmp_path / "simple_qa_test_set.csv"
     csv.write_text("metadata,problem,answer\n" + "".join(
-        f"\"{{'topic': 'Art', 'answer_type': 'Person', 'urls': []}}\",{q},{a}\n" for q, a, _ in questions))
-    replies = {q: r for q, _, r in questions}
-    with LoopbackChatServer(lambda messages: replies[messages[-1]["content"]]) as server:
-        results, records = simpleqa_run(csv, "local-chat-completions",
-                                        f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
+        f"\"{{'topic': 'Art', 'answer_type': 'Person', 'urls': []}}\",{q},{a}\n" for q, a, _ in SIMPLEQA_REPLIES))
+    server = loopback_servers.chat(simpleqa_reply)
+    results, records = simpleqa_run(csv, "local-chat-completions",
+                                    f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
     assert [r["outcome"] for r in records] == ["correct", "incorrect", "not_attempted"]
     assert results["hallucination_rate,judged"] == 0.5 and results["correct_rate,judged"] == pytest.approx(1 / 3)
 

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import datasets
 import pytest
-from loopback import LoopbackChatServer
 from support import run_cli
 
 from hallubench.cli import main
@@ -280,18 +279,18 @@ def reply(messages: list[dict]) -> str:
     return "I'm sorry, I have never heard of it and cannot find any information about it."
 
 
-def test_eval_over_a_trials_folder_with_lm_eval(tmp_path, monkeypatch):
+def test_eval_over_a_trials_folder_with_lm_eval(tmp_path, monkeypatch, loopback_servers):
     """Real lm-eval runs (its local-chat-completions model on a loopback server) on two generated trials: each
     trial's results record that trial's set, and the report groups them into one stability section."""
     monkeypatch.setattr(sys, "argv", sys.argv[:])  # `hallubench eval` hands lm-eval its arguments in sys.argv
     monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
     parent = tmp_path / "sets"
     assert generate(parent, "--trials", "2") == 0
-    with LoopbackChatServer(reply) as server:
-        proc = run_cli("eval", "--trials", parent, "--model", "local-chat-completions", "--model_args",
-                       f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0", "--tasks", TASK,
-                       "--apply_chat_template", "--log_samples", "--output_path", tmp_path / "out",
-                       "--metadata", '{"judge": "rule"}')
+    server = loopback_servers.chat(reply)
+    proc = run_cli("eval", "--trials", parent, "--model", "local-chat-completions", "--model_args",
+                   f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0", "--tasks", TASK,
+                   "--apply_chat_template", "--log_samples", "--output_path", tmp_path / "out",
+                   "--metadata", '{"judge": "rule"}')
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert len(server.requests) == 2 * 4  # 2 trials of 4 names, each asked once
     sets = {s["folder"]: s["fingerprint"] for s in json.loads((parent / "trials.json").read_text())["sets"]}

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import datasets
 import pytest
-from loopback import LoopbackChatServer
 from support import run_cli
 
 from hallu_metrics.wildhallucinations import BENCHMARK, QUESTION
@@ -82,20 +81,20 @@ def assert_score_reproduces(tmp_path, row: dict, samples: Path) -> None:
         assert rescored[metric] == pytest.approx(row[f"{metric},judged"]), metric
 
 
-def test_lm_eval_run_with_an_api_model(tmp_path, monkeypatch):
-    """The greedy task under the real lm_eval (its local-chat-completions model on a loopback server answering as in
-    test_score_on_a_samples_file) with the rule judges and BM25 retrieval: the numbers the replies imply, and
-    `hallubench score` reproduces them."""
-    monkeypatch.setenv("HALLUBENCH_RETRIEVAL", "bm25")
+def answer_as_in_the_score_test(messages: list[dict]) -> str:
+    """The model under test: the responses of test_score_on_a_samples_file, by entity."""
     answers = {"Lake Baikal": "Lake Baikal is a rift lake in Siberia, and it is the deepest lake in the world.",
                "Refinitiv Eikon": "I'm sorry, but I couldn't find any information about Refinitiv Eikon."}
+    return next(text for entity, text in answers.items() if entity in messages[-1]["content"])
 
-    def reply(messages):
-        return next(text for entity, text in answers.items() if entity in messages[-1]["content"])
 
-    with LoopbackChatServer(reply) as server:
-        row, samples = lm_eval_run(tmp_path, monkeypatch, "local-chat-completions",
-                                   f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
+def test_lm_eval_run_with_an_api_model(tmp_path, monkeypatch, loopback_servers):
+    """The greedy task under the real lm_eval (its local-chat-completions model on a loopback server) with the rule
+    judges and BM25 retrieval: the numbers the replies imply, and `hallubench score` reproduces them."""
+    monkeypatch.setenv("HALLUBENCH_RETRIEVAL", "bm25")
+    server = loopback_servers.chat(answer_as_in_the_score_test)
+    row, samples = lm_eval_run(tmp_path, monkeypatch, "local-chat-completions",
+                               f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")
     assert row["response_rate,judged"] == 0.5 and row["facts_per_response,judged"] == 2.0
     assert row["wildfactscore_strict,judged"] == 0.5 and row["judge_unparseable_rate,judged"] == 0.0
     assert_score_reproduces(tmp_path, row, samples)
