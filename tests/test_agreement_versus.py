@@ -6,7 +6,6 @@ and the headline moves are worked out by hand below; a re-run makes no calls (th
 import json
 
 import pytest
-from loopback import LoopbackChatServer
 
 from hallubench.cli import main
 
@@ -49,7 +48,7 @@ def write_log(path):
     return path
 
 
-def test_rule_against_an_llm_judge_per_check_and_headline(tmp_path, capsys):
+def test_rule_against_an_llm_judge_per_check_and_headline(tmp_path, capsys, loopback_servers):
     """By hand. The rule judge: abstentions on items 2 and 7 ("I don't know"), gold found in 1, 4, 6 (CORRECT), not in
     3, 5 (INCORRECT). The LLM: abstention only on 2, none readable on 6; CORRECT on 1, 4, 5, 7, INCORRECT on 3.
 
@@ -62,15 +61,15 @@ def test_rule_against_an_llm_judge_per_check_and_headline(tmp_path, capsys):
     B 4/6; unreadable A 0, B 1/7."""
     log = write_log(tmp_path / "samples_precisewikiqa.jsonl")
     out = tmp_path / "vs.json"
-    with LoopbackChatServer(reply) as server:
-        judge = f"openai:base_url={server.base_url},model=judge-m,max_retries=0"
-        argv = ["agreement", "--task", "precisewikiqa", "--judge", "rule", "--vs", judge, "--samples", str(log),
-                "--out", str(out)]
-        assert main(argv) == 0, capsys.readouterr().err
-        calls = len(server.requests)
-        assert calls == 7 + 1 + 5  # abstention on 7, the reminder for Guernica, correctness on 5
-        assert main(argv) == 0
-        assert len(server.requests) == calls  # the re-run is answered by the call cache
+    server = loopback_servers.chat(reply)
+    judge = f"openai:base_url={server.base_url},model=judge-m,max_retries=0"
+    argv = ["agreement", "--task", "precisewikiqa", "--judge", "rule", "--vs", judge, "--samples", str(log),
+            "--out", str(out)]
+    assert main(argv) == 0, capsys.readouterr().err
+    calls = len(server.requests)
+    assert calls == 7 + 1 + 5  # abstention on 7, the reminder for Guernica, correctness on 5
+    assert main(argv) == 0
+    assert len(server.requests) == calls  # the re-run is answered by the call cache
     written = json.loads(out.read_text())
     assert written["written_by"] == "hallubench agreement"
     checks = {c["check"]: c for c in written["checks"]}

@@ -30,16 +30,24 @@ def test_reply_usage_reads_openai_fields_and_tolerates_their_absence():
     assert reply_usage({"usage": {"prompt_tokens": -1, "completion_tokens": 1}}) is None
 
 
-def test_new_calls_carry_the_servers_usage_and_cached_calls_spend_no_new_tokens(tmp_path):
+def yes_it_is(messages):
+    return "Yes, it is."
+
+
+def never_asked(messages):
+    return "never asked"
+
+
+def test_new_calls_carry_the_servers_usage_and_cached_calls_spend_no_new_tokens(tmp_path, loopback_servers):
     """'Is Paris in France?' is 5 words and marks plus 4 template tokens = 9 prompt tokens; 'Yes, it is.' is 5."""
     assert rough_usage(QUESTION, "Yes, it is.") == (9, 5)
     cache = CallCache(tmp_path / "c.sqlite")
-    with LoopbackChatServer(lambda messages: "Yes, it is.") as server:
-        client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), cache)
-        request = ChatRequest.from_messages(QUESTION)
-        first = client.complete([request])[0]
-        second = client.complete([request])[0]
-        client.close()
+    server = loopback_servers.chat(yes_it_is)
+    client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), cache)
+    request = ChatRequest.from_messages(QUESTION)
+    first = client.complete([request])[0]
+    second = client.complete([request])[0]
+    client.close()
     assert len(server.requests) == 1
     assert first.usage == Usage(9, 5, 0) and not first.cached
     assert second.cached and second.usage == Usage(9, 5, 0)  # the usage of the call that made the answer
@@ -50,7 +58,7 @@ def test_new_calls_carry_the_servers_usage_and_cached_calls_spend_no_new_tokens(
     cache.close()
 
 
-def test_old_cache_entries_without_usage_still_answer_and_count_as_unknown(tmp_path):
+def test_old_cache_entries_without_usage_still_answer_and_count_as_unknown(tmp_path, loopback_servers):
     path = tmp_path / "old.sqlite"
     backend = "openai-chat/m"
     request = ChatRequest.from_messages(QUESTION)
@@ -58,10 +66,10 @@ def test_old_cache_entries_without_usage_still_answer_and_count_as_unknown(tmp_p
         db.execute("CREATE TABLE calls (key TEXT PRIMARY KEY, backend TEXT, response TEXT NOT NULL)")
         db.execute("INSERT INTO calls VALUES (?, ?, ?)", (request.cache_key(backend), backend, "Yes."))
     cache = CallCache(path)
-    with LoopbackChatServer(lambda messages: "never asked") as server:
-        client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), cache)
-        completion = client.complete([request])[0]
-        client.close()
+    server = loopback_servers.chat(never_asked)
+    client = make_client(backend_spec(f"openai:base_url={server.base_url},model=m"), cache)
+    completion = client.complete([request])[0]
+    client.close()
     assert server.requests == [] and completion.text == "Yes." and completion.usage is None
     assert (client.stats.cached, client.stats.usage_unknown, client.stats.prompt_tokens) == (1, 1, 0)
     assert "usage unknown for 1 calls" in client.stats.summary("m")

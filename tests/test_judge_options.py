@@ -8,7 +8,6 @@ import json
 
 import jsonschema
 import pytest
-from loopback import LoopbackChatServer
 
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.judges.base import Check
@@ -37,13 +36,30 @@ def spec_for(server, **options):
     return f"openai:base_url={server.base_url},model=m,max_retries=0{extra}"
 
 
-def test_structured_sends_the_schema_and_reads_the_schema_reply(tmp_path):
+# Judge replies, one loopback server each (conftest's session servers: module-level functions)
+def not_supported(messages):
+    return '{"is_supported": false}'
+
+
+def supported(messages):
+    return '{"is_supported": true}'
+
+
+def claims_as_a_list(messages):
+    return "- a is b\n- c is d"
+
+
+def claims_as_json(messages):
+    return '{"claims": ["a is b"]}'
+
+
+def test_structured_sends_the_schema_and_reads_the_schema_reply(tmp_path, loopback_servers):
     """The request carries the check's schema in OpenAI's json_schema form; the reply a guided-decoding
     server returns conforms to it and is read by the check's own reader."""
-    with LoopbackChatServer(lambda messages: '{"is_supported": false}') as server:
-        judge = make_judge(spec_for(server, structured="true"), CallCache(tmp_path / "c.sqlite"))
-        verdict = ask(judge, SUPPORTED, {"claim": "x"})
-        judge.close()
+    server = loopback_servers.chat(not_supported)
+    judge = make_judge(spec_for(server, structured="true"), CallCache(tmp_path / "c.sqlite"))
+    verdict = ask(judge, SUPPORTED, {"claim": "x"})
+    judge.close()
     sent = server.requests[0]["response_format"]
     assert sent["type"] == "json_schema" and sent["json_schema"]["strict"] is True
     schema = sent["json_schema"]["schema"]
@@ -55,11 +71,11 @@ def test_structured_sends_the_schema_and_reads_the_schema_reply(tmp_path):
     assert judge.spec.endswith(",structured=true")
 
 
-def test_structured_false_sends_no_response_format(tmp_path):
-    with LoopbackChatServer(lambda messages: '{"is_supported": true}') as server:
-        judge = make_judge(spec_for(server, structured="false"), CallCache(tmp_path / "c.sqlite"))
-        assert ask(judge, SUPPORTED, {"claim": "x"}).label is True
-        judge.close()
+def test_structured_false_sends_no_response_format(tmp_path, loopback_servers):
+    server = loopback_servers.chat(supported)
+    judge = make_judge(spec_for(server, structured="false"), CallCache(tmp_path / "c.sqlite"))
+    assert ask(judge, SUPPORTED, {"claim": "x"}).label is True
+    judge.close()
     assert "response_format" not in server.requests[0]
     assert judge.spec.endswith(",structured=false")
 
@@ -72,19 +88,19 @@ def test_structured_is_part_of_the_cache_key_and_free_text_keys_are_unchanged():
     assert ChatRequest(plain.messages).cache_key("b") == plain.cache_key("b")
 
 
-def test_a_server_ignoring_the_schema_is_read_by_the_free_text_reader(tmp_path):
+def test_a_server_ignoring_the_schema_is_read_by_the_free_text_reader(tmp_path, loopback_servers):
     """Structured output is a constraint, not a different reader: a prose reply still reads."""
     check = Check(name="test_claims", messages=lambda item: [{"role": "user", "content": "list"}],
                   parse=lambda text: [line[2:] for line in text.splitlines() if line.startswith("- ")] or None,
                   structured=text_list("claims", "NO CLAIMS"))
-    with LoopbackChatServer(lambda messages: "- a is b\n- c is d") as server:
-        judge = make_judge(spec_for(server, structured="true"), CallCache(tmp_path / "c.sqlite"))
-        assert ask(judge, check, {}).label == ["a is b", "c is d"]
-        judge.close()
-    with LoopbackChatServer(lambda messages: '{"claims": ["a is b"]}') as server:
-        judge = make_judge(spec_for(server, structured="true"), CallCache(tmp_path / "d.sqlite"))
-        assert ask(judge, check, {}).label == ["a is b"]
-        judge.close()
+    judge = make_judge(spec_for(loopback_servers.chat(claims_as_a_list), structured="true"),
+                       CallCache(tmp_path / "c.sqlite"))
+    assert ask(judge, check, {}).label == ["a is b", "c is d"]
+    judge.close()
+    judge = make_judge(spec_for(loopback_servers.chat(claims_as_json), structured="true"),
+                       CallCache(tmp_path / "d.sqlite"))
+    assert ask(judge, check, {}).label == ["a is b"]
+    judge.close()
 
 
 def test_label_schema_maps_to_the_readers_text_form():
@@ -113,22 +129,16 @@ def write(tmp_path, text, name="grader.yaml"):
     return path
 
 
-def test_template_file_replaces_the_prompt_and_its_hash_is_recorded(tmp_path):
+def test_template_file_replaces_the_prompt_and_its_hash_is_recorded(tmp_path, loopback_servers):
     path = write(tmp_path, 'test_supported:\n  system: "You grade {{strictly}}."\n'
                            '  user: "Claim: {claim}\\nGolds:\\n{golds}\\nReply {{\\"is_supported\\": true}}"\n')
-    seen = []
-
-    def reply(messages):
-        seen.append(messages)
-        return '{"is_supported": true}'
-
-    with LoopbackChatServer(reply) as server:
-        spec = spec_for(server, template=path)
-        judge = make_judge(spec, CallCache(tmp_path / "c.sqlite"))
-        verdict = ask(judge, SUPPORTED, {"claim": "Paris is in France", "golds": ["a", "b"]})
-        judge.close()
+    server = loopback_servers.chat(supported)
+    spec = spec_for(server, template=path)
+    judge = make_judge(spec, CallCache(tmp_path / "c.sqlite"))
+    verdict = ask(judge, SUPPORTED, {"claim": "Paris is in France", "golds": ["a", "b"]})
+    judge.close()
     assert verdict.label is True
-    assert seen[0] == [
+    assert server.requests[0]["messages"] == [
         {"role": "system", "content": "You grade {strictly}."},
         {"role": "user", "content": 'Claim: Paris is in France\nGolds:\na\nb\nReply {"is_supported": true}'},
     ]
@@ -138,16 +148,15 @@ def test_template_file_replaces_the_prompt_and_its_hash_is_recorded(tmp_path):
     assert public_spec(spec) != judge.spec  # another wording, another recorded hash
 
 
-def test_checks_the_file_does_not_name_keep_their_prompt(tmp_path):
+def test_checks_the_file_does_not_name_keep_their_prompt(tmp_path, loopback_servers):
     path = write(tmp_path, "test_supported: 'T {claim}'\n")
     other = Check(name="test_other", messages=lambda item: [{"role": "user", "content": "built-in"}],
                   parse=lambda text: text or None)
-    seen = []
-    with LoopbackChatServer(lambda messages: seen.append(messages) or '{"is_supported": true}') as server:
-        judges = JudgeSet({"judge": spec_for(server, template=path)}, cache=CallCache(tmp_path / "c.sqlite"))
-        ask(judges.get(), other, {})
-        judges.close()
-    assert seen[0] == [{"role": "user", "content": "built-in"}]
+    server = loopback_servers.chat(supported)
+    judges = JudgeSet({"judge": spec_for(server, template=path)}, cache=CallCache(tmp_path / "c.sqlite"))
+    ask(judges.get(), other, {})
+    judges.close()
+    assert server.requests[0]["messages"] == [{"role": "user", "content": "built-in"}]
 
 
 @pytest.mark.parametrize(
