@@ -1,14 +1,16 @@
 """Shared fixtures. Tests run offline: hub access is switched off, the call cache is per test.
 
-Scopes: ``isolated_cache`` is per test (autouse). Things that are costly to make and that no test changes are made
-once per session: ``loopback_servers`` (servers handed back reset: logs, counters and fault queue emptied),
-``knowledge_stores`` (stores written once, used read-only), ``tiny_set`` (small saved test sets, read only) and
-``offline_checker`` (the known-name lists). A test that changes such an object makes its own.
+Scopes: ``isolated_cache`` is per test (autouse; its folder is made with ``tempfile``, not ``tmp_path``, which costs
+milliseconds a test that thousands of tests do not need). Things that are costly to make and that no test changes
+are made once per session: ``loopback_servers`` (servers handed back reset: logs, counters and fault queue
+emptied), ``knowledge_stores`` (stores written once, used read-only), ``tiny_set`` (small saved test sets, read only)
+and ``offline_checker`` (the known-name lists). A test that changes such an object makes its own.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -21,9 +23,18 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
+@pytest.fixture(scope="session")
+def _cache_root(tmp_path_factory) -> Path:
+    """The folder holding every test's call-cache folder (under pytest's base temp, kept like ``tmp_path``)."""
+    return tmp_path_factory.mktemp("caches")
+
+
 @pytest.fixture(autouse=True)
-def isolated_cache(tmp_path, monkeypatch) -> Path:
-    path = tmp_path / "calls.sqlite"
+def isolated_cache(_cache_root, monkeypatch) -> Path:
+    """``HALLUBENCH_CACHE`` is a file in a folder of the test's own (the returned path; its folder is free for the
+    test's other cache files)."""
+    folder = Path(tempfile.mkdtemp(dir=_cache_root))
+    path = folder / "calls.sqlite"
     monkeypatch.setenv("HALLUBENCH_CACHE", str(path))
     return path
 

@@ -5,6 +5,7 @@
 - ``run_cli``: the ``hallubench`` command in-process (``main(argv)``), its exit code and what it printed.
 - ``write_jsonl`` / ``save_set`` / ``save_generated_set``: JSON lines, saved ``DatasetDict`` test sets, and sets
   saved as ``hallubench generate`` saves them (card included).
+- ``evaluate_module``: a hallu_metrics ``evaluate`` module, imported when a test calls it (evaluate pulls torch).
 - ``TINY_ROWS``: a few valid rows of a benchmark's test set (the session fixture ``tiny_set`` saves them once).
 - ``LoopbackServers`` / ``KnowledgeStores``: servers and knowledge stores made once per session and handed to test
   after test (the session fixtures ``loopback_servers`` and ``knowledge_stores``).

@@ -99,16 +99,17 @@ def _field(result: Any, corpus: dict[str, Any]) -> Any:
     return result[corpus["field"]] if "field" in corpus and result is not None else result
 
 
+@functools.cache
 def _corpora() -> dict[str, dict[str, Any]]:
+    """Every corpus by file name, loaded once (read only)."""
     return {path.name: _load(path) for path in sorted(CORPORA.glob("*.yaml"))}
 
 
 def _cases() -> list:
     params = []
-    for path in sorted(CORPORA.glob("*.yaml")):
-        corpus = _load(path)
+    for filename, corpus in _corpora().items():
         for number, case in enumerate(corpus["cases"]):
-            params.append(pytest.param(corpus, case, id=f"{path.stem}-{number}-{case.get('shape', '')}"))
+            params.append(pytest.param(corpus, case, id=f"{Path(filename).stem}-{number}-{case.get('shape', '')}"))
     return params
 
 
