@@ -17,10 +17,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import datasets
-import evaluate
-
 if TYPE_CHECKING:
+    import evaluate
+
     from hallu_metrics.contract import Benchmark
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -48,6 +47,9 @@ def module_path(name: str) -> str:
 
 def metric_info(description: str, inputs: str, citation: str, columns: dict[str, str]) -> evaluate.MetricInfo:
     """MetricInfo with one input column per entry of ``columns`` (name -> datasets value type)."""
+    import datasets  # only the evaluate modules build their info; listing them imports neither library
+    import evaluate
+
     features = datasets.Features({name: datasets.Value(kind) for name, kind in columns.items()})
     return evaluate.MetricInfo(description=description, citation=citation, inputs_description=inputs, features=features)
 

@@ -68,7 +68,7 @@ class LoopbackPageServer:
                         server._in_flight_per_host[host] -= 1
 
         self._server = _Server(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)  # quick stop
         self._thread.start()
 
     def _answer(self, handler: BaseHTTPRequestHandler) -> None:
