@@ -217,3 +217,27 @@ class KnowledgeStores:
         for store in self._opened.values():
             store.close()
         self._opened.clear()
+
+
+def write_itis(path: Path, taxa: list[tuple[int, int, str]]) -> Path:
+    """A small ITIS taxonomy as the SQLite file ``generate mixedentities --itis-db`` reads (its ``hierarchy`` and
+    ``longnames`` tables) from (tsn, parent tsn, name) rows, parent 0 for the root; written once per path."""
+    if path.exists():
+        return path
+    import sqlite3
+
+    parent_of = {tsn: parent for tsn, parent, _ in taxa}
+
+    def lineage(tsn: int) -> str:
+        return f"{lineage(parent_of[tsn])}-{tsn}" if parent_of[tsn] else str(tsn)
+
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE hierarchy (hierarchy_string TEXT, TSN INT, Parent_TSN INT, level INT, "
+                   "ChildrenCount INT)")
+        db.execute("CREATE TABLE longnames (tsn INT, completename TEXT)")
+        db.executemany("INSERT INTO hierarchy VALUES (?, ?, ?, 0, ?)",
+                       [(lineage(t), t, p, sum(q == t for _, q, _ in taxa)) for t, p, _ in taxa])
+        db.executemany("INSERT INTO longnames VALUES (?, ?)", [(t, n) for t, _, n in taxa])
+    db.close()
+    return path
+

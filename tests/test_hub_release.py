@@ -8,7 +8,6 @@ import hashlib
 import json
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -20,6 +19,7 @@ import datasets
 import pytest
 import yaml
 from huggingface_hub.repocard import metadata_load
+from support import write_itis
 
 from hallubench_generators.publishing import foreign_content
 
@@ -241,29 +241,11 @@ ITIS = [(202423, 0, "Animalia"), (1, 202423, "Felidae"), (10, 1, "Panthera"), (1
         (12, 1, "Felis"), (120, 12, "Felis catus"), (121, 12, "Felis chaus")]
 
 
-def itis_db(folder: Path) -> Path:
-    """``ITIS`` as the SQLite file ``--itis-db`` reads (hierarchy and names), written once per folder."""
-    path = folder / "ITIS.sqlite"
-    if not path.exists():
-        parent_of = {tsn: parent for tsn, parent, _ in ITIS}
-
-        def lineage(tsn: int) -> str:
-            return f"{lineage(parent_of[tsn])}-{tsn}" if parent_of[tsn] else str(tsn)
-
-        with sqlite3.connect(path) as db:
-            db.execute("CREATE TABLE hierarchy (hierarchy_string TEXT, TSN INT, Parent_TSN INT, level INT, "
-                       "ChildrenCount INT)")
-            db.execute("CREATE TABLE longnames (tsn INT, completename TEXT)")
-            db.executemany("INSERT INTO hierarchy VALUES (?, ?, ?, 0, ?)",
-                           [(lineage(t), t, p, sum(q == t for _, q, _ in ITIS)) for t, p, _ in ITIS])
-            db.executemany("INSERT INTO longnames VALUES (?, ?)", [(t, n) for t, _, n in ITIS])
-    return path
-
-
 def push(hub: FakeHub, tmp: Path, out: Path, seed: int) -> subprocess.CompletedProcess:
     return subprocess.run(
         [str(BIN / "hallubench"), "generate", "mixedentities", "--n-per-domain", "2", "--domains", "animal",
-         "--itis-db", str(itis_db(tmp)), "--seed", str(seed), "--out", str(out), "--push-to-hub", REPO],
+         "--itis-db", str(write_itis(tmp / "ITIS.sqlite", ITIS)), "--seed", str(seed), "--out", str(out),
+         "--push-to-hub", REPO],
         capture_output=True, text=True, env=hub_env(hub, tmp), timeout=600,
     )
 

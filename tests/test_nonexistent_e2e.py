@@ -4,35 +4,17 @@ real lm_eval on the group with the rule judge, check the group's unweighted mean
 server; one slow test runs the embedded SmolLM2 on sets generated from the shipped offline sources."""
 
 import json
-import sqlite3
 import sys
 from pathlib import Path
 
 import pytest
-from support import run_cli
+from support import run_cli, write_itis
 
 KEY = "false_acceptance_rate,judged"
 # A small ITIS taxonomy (tsn, parent, name): the shipped offline sources take ~20 s to scan per run.
 ITIS = [(202423, 0, "Animalia"), (1, 202423, "Felidae"), (10, 1, "Panthera"), (100, 10, "Panthera leo"),
         (101, 10, "Panthera tigris"), (11, 1, "Neofelis"), (110, 11, "Neofelis nebulosa"), (12, 1, "Felis"),
         (120, 12, "Felis leo")]
-
-
-def itis_db(path: Path) -> Path:
-    """``ITIS`` as the SQLite file ``--itis-db`` reads (hierarchy and names)."""
-    parent_of = {tsn: parent for tsn, parent, _ in ITIS}
-
-    def lineage(tsn: int) -> str:
-        return f"{lineage(parent_of[tsn])}-{tsn}" if parent_of[tsn] else str(tsn)
-
-    with sqlite3.connect(path) as db:
-        db.execute("CREATE TABLE hierarchy (hierarchy_string TEXT, TSN INT, Parent_TSN INT, level INT, "
-                   "ChildrenCount INT)")
-        db.execute("CREATE TABLE longnames (tsn INT, completename TEXT)")
-        db.executemany("INSERT INTO hierarchy VALUES (?, ?, ?, 0, ?)",
-                       [(lineage(t), t, p, sum(q == t for _, q, _ in ITIS)) for t, p, _ in ITIS])
-        db.executemany("INSERT INTO longnames VALUES (?, ?)", [(t, n) for t, _, n in ITIS])
-    return path
 
 
 # generatedentities' three generator models (one reply function per loopback server)
@@ -86,7 +68,7 @@ def test_group_run_with_an_api_model(tmp_path, monkeypatch, offline_checker, loo
     # generatedentities' offline checker loaded once per session (folding its ~400k known names takes ~20 s)
     monkeypatch.setattr(generatedentities, "make_checker", lambda args: offline_checker)
     mixed, generated = generate_sets(tmp_path, loopback_servers, "--n-per-domain", "3", "--domains", "animal",
-                                     "--itis-db", str(itis_db(tmp_path / "i.db")))
+                                     "--itis-db", str(write_itis(tmp_path / "i.db", ITIS)))
     server = loopback_servers.chat(believer)
     output = group_run(tmp_path, monkeypatch, mixed, generated, "local-chat-completions",
                        f"base_url={server.base_url}/chat/completions,model=mut,max_retries=0")

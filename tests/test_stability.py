@@ -5,13 +5,12 @@ import csv
 import io
 import json
 import math
-import sqlite3
 import sys
 from pathlib import Path
 
 import datasets
 import pytest
-from support import run_cli
+from support import run_cli, write_itis
 
 from hallubench.cli import main
 from hallubench.provenance import dataset_fingerprint
@@ -178,23 +177,9 @@ MEDICINES = "id,name,substitute0\n0,Augmentin Duo Tablet,Azithral Tablet\n1,Alle
 
 def small_sources(folder: Path) -> list[str]:
     """``--itis-db`` and ``--medicine-csv`` options naming the small sources (written once per folder)."""
-    db, medicines = folder / "ITIS.sqlite", folder / "medicines.csv"
-    if not db.exists():
-        parent_of = {tsn: parent for tsn, parent, _ in ITIS}
-
-        def path(tsn: int) -> str:
-            return f"{path(parent_of[tsn])}-{tsn}" if parent_of[tsn] else str(tsn)
-
-        with sqlite3.connect(db) as conn:
-            conn.execute("CREATE TABLE hierarchy (hierarchy_string TEXT, TSN INT, Parent_TSN INT, level INT, "
-                         "ChildrenCount INT)")
-            conn.execute("CREATE TABLE longnames (tsn INT, completename TEXT)")
-            children = {tsn: sum(p == tsn for _, p, _ in ITIS) for tsn, _, _ in ITIS}
-            conn.executemany("INSERT INTO hierarchy VALUES (?, ?, ?, 0, ?)",
-                             [(path(t), t, p, children[t]) for t, p, _ in ITIS])
-            conn.executemany("INSERT INTO longnames VALUES (?, ?)", [(t, n) for t, _, n in ITIS])
-        medicines.write_text(MEDICINES, encoding="utf-8")
-    return ["--itis-db", str(db), "--medicine-csv", str(medicines)]
+    medicines = folder / "medicines.csv"
+    medicines.write_text(MEDICINES, encoding="utf-8")
+    return ["--itis-db", str(write_itis(folder / "ITIS.sqlite", ITIS)), "--medicine-csv", str(medicines)]
 
 
 def generate(out: Path, *extra: str) -> int:
