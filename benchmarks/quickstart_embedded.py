@@ -105,6 +105,7 @@ class SetMaker:
         return code
 
     def stop(self) -> None:
+        """End the command if it still runs (the steps ended first: interrupted or failed)."""
         if self.process.poll() is None:
             self.process.terminate()
             self.process.wait()
