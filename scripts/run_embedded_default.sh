@@ -67,6 +67,8 @@ if [ ! -f "$MODEL_DIR/model.safetensors" ]; then
   note "SmolLM2-135M-Instruct: the wheel's GGUF is written once as a transformers folder, beside the sets (every later \
 load takes seconds): $MODEL_DIR"
   beside "$OUT/model.log" "${DRIVER[@]}" model "$MODEL_DIR"
+else
+  note "SmolLM2-135M-Instruct: the transformers folder written by an earlier run is used: $MODEL_DIR"
 fi
 SETS=(--dataset "precisewikiqa=$OUT/sets/precisewikiqa" --dataset "mixedentities=$OUT/sets/mixedentities"
       --dataset "generatedentities=$OUT/sets/generatedentities" --dataset "longwiki=$OUT/sets/longwiki"
