@@ -113,6 +113,7 @@ for job in "${BESIDE[@]}"; do
   fi
   grep -a '^\[hallubench\] wrote' "${job#*:}" >&2 || true
 done
+BESIDE=()  # all ended: nothing left for the exit trap to stop
 
 NOTICE="> **Smoke run, not a measurement.** Model under test: SmolLM2-135M-Instruct, its answers cut at $MAX_NEW_SHORT new
 > tokens (short answers) and $MAX_NEW (long form; the papers allow 256-1024). Judges: the embedded offline rule
