@@ -38,7 +38,7 @@ MAX_NEW=${MAX_NEW:-128}             # long-form answers (LongWiki, WildHallucina
 N_PER_DOMAIN=${N_PER_DOMAIN:-2}     # MixedEntities per domain (4), GeneratedEntities per type (3)
 export HALLUBENCH_CACHE=${HALLUBENCH_CACHE:-$OUT/calls.sqlite}
 STARTED=$(date +%s)
-DRIVER=(python benchmarks/quickstart_embedded.py)
+DRIVER=(python scripts/embedded_default.py)
 
 HAS_SHARED=; [ -n "$SHARED" ] && [ -d "$SHARED" ] && HAS_SHARED=1
 # lm_eval steps (TASK[,TASK...]:MAX_NEW[:LIMIT]); the tasks of a step share the model's batches
