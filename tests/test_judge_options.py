@@ -218,6 +218,25 @@ def _instance(schema: dict):
     return "Marie Curie was born in Warsaw."
 
 
+def test_reply_conformance_agrees_with_jsonschema_on_every_schema():
+    """StructuredOutput.conforms (no schema library on the judging path) gives jsonschema's answer on a valid
+    instance and on replies that break each constraint, for every check's schema."""
+    import hallu_metrics.registry  # noqa: F401  (builds every check)
+    from hallu_metrics.judges.base import ALL_CHECKS
+
+    for check in {c.name: c for c in ALL_CHECKS if c.structured is not None}.values():
+        schema = check.structured.schema
+        valid = _instance(schema)
+        key = next(iter(schema["properties"]))
+        replies = [valid, {**valid, "extra": 1}, {}, [valid], "text", {**valid, key: None}, {**valid, key: 7},
+                   {**valid, key: True}, {**valid, key: -1}, {**valid, key: 99}, {**valid, key: "NOT A LABEL"},
+                   {**valid, key: ["one", 2]}, {**valid, key: []}]
+        for reply in replies:
+            expected = jsonschema.Draft202012Validator(schema).is_valid(reply)
+            assert check.structured.conforms(json.dumps(reply)) is expected, (check.name, reply)
+        assert not check.structured.conforms("Verdict: yes")
+
+
 def test_judge_templates_command_exports_a_builtin_prompt_that_reproduces_it(tmp_path, capsys):
     """`hallubench judge-templates --check correctness` writes a file that, used as template=PATH, sends exactly
     the built-in prompt; the listing names every check with its fields."""

@@ -74,7 +74,10 @@ def test_judge_filter_returns_one_json_record_per_response():
         )
     ]
     assert [r["outcome"] for r in records] == ["correct", "abstained"]
-    assert records[0]["abstention"] == {"label": False, "status": "ok", "raw": "rule"}
+    assert records[0]["abstention"] == {"label": False, "status": "ok",
+                                        "raw": "rule: nothing the rule looks for was found"}
+    assert records[0]["correctness"]["raw"] == 'rule: gold "Paris" found in the response as words'
+    assert records[1]["abstention"]["raw"].startswith("rule: ") and "know" in records[1]["abstention"]["raw"]
 
 
 def test_score_rejects_unknown_task_and_missing_file(tmp_path, capsys):

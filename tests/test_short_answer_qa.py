@@ -245,7 +245,7 @@ def simpleqa_run(dataset: Path, model: str, model_args: str, **kwargs) -> tuple[
     value = results["hallucination_rate,judged"]
     assert math.isnan(value) or 0.0 <= value <= 1.0
     records = [json.loads(s["filtered_resps"][0]) for s in output["samples"]["simpleqa_hallu"]]
-    assert len(records) == 3 and all(r["grade"]["raw"] == "rule" for r in records)
+    assert len(records) == 3 and all(r["grade"]["raw"].startswith("rule: ") for r in records)  # with its reason
     return results, records
 
 

@@ -5,6 +5,7 @@ the written view.html."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import gzip
 import hashlib
@@ -171,12 +172,13 @@ def test_the_reply_to_the_reminder_is_shown_beside_the_first(tmp_path, loopback_
 
 def test_rule_verdicts_say_why_in_precisewikiqa(tmp_path):
     """The phrase that made a reply an abstention; the gold answer found (or not) for correctness; an attempted
-    answer's abstention check matched nothing and records no reason."""
+    answer's abstention check says that nothing the rule looks for was found."""
     samples = write_jsonl(tmp_path / "rule.jsonl", judged_lines())
     assert view(samples, "--task", "precisewikiqa", "--out", tmp_path / "v")[0] == 0
     nile, trabzon, lyon = page_data(tmp_path / "v")[1]
     assert [(s["n"], s["w"]) for s in nile["st"]] == [
-        ("abstention", ""), ("correctness", 'gold "Nile" found in the response as words')]
+        ("abstention", "nothing the rule looks for was found"),
+        ("correctness", 'gold "Nile" found in the response as words')]
     assert [(s["n"], s["l"], s["w"]) for s in trabzon["st"]] == [
         ("abstention", True, "matched lack-of-knowledge statement \"I don't know\"")]
     assert lyon["st"][1]["w"] == 'gold "Paris" not found in the response (normalised: "paris")'
@@ -209,3 +211,18 @@ def test_rule_verdicts_say_why_in_longwiki_verification(tmp_path, store):
     assert unsupported["l"] is False and re.fullmatch(
         r"best passage \d covers \d\.\d\d of the claim's content words \(needs 0\.7\); lacks numbers 50",
         unsupported["w"])
+
+
+@pytest.mark.parametrize("response, reason", [
+    ("I'm not sure, I don't know.", "rule: "),  # the abstention phrase it matched
+    ("It was Paris, of course.", 'rule: gold "Paris" found in the response'),
+    ("It was Lyon.", 'rule: gold "Paris" not found in the response (normalised: "paris"); gold "City of Light" not '
+                     'found'),
+])
+def test_the_short_answer_rule_grade_says_why(response, reason):
+    from hallu_metrics.judges.kinds import RuleJudge
+    from hallu_metrics.short_answer_qa.checks import GRADE
+
+    verdict = asyncio.run(RuleJudge().ask(GRADE, {"question": "Q?", "golds": ["Paris", "City of Light"],
+                                                  "response": response}))
+    assert verdict.raw.startswith(reason) and verdict.raw != "rule: nothing the rule looks for was found"

@@ -42,8 +42,10 @@ class RuleJudge:
     async def ask(self, check: Check, item: dict) -> Verdict:
         if check.rule is None:
             raise HallubenchError(f"the rule judge has no method for {check.name!r}: use an LLM judge spec")
-        why = check.why(item) if check.why is not None else None
-        return Verdict(check.rule(item), "ok", f"rule: {why}" if why else "rule")
+        if check.why is None:
+            return Verdict(check.rule(item), "ok", "rule")
+        why = check.why(item) or "nothing the rule looks for was found"  # e.g. no abstention phrase: an answer
+        return Verdict(check.rule(item), "ok", f"rule: {why}")
 
     def report(self) -> dict[str, int]:
         return {"calls": 0, "cached": 0, "failed": 0}

@@ -29,14 +29,15 @@ class StructuredOutput:
         return json.dumps(self.schema, sort_keys=True, separators=(",", ":"))
 
     def conforms(self, reply: str) -> bool:
-        """Whether ``reply`` is JSON that follows the schema (what a server honouring ``response_format`` sends)."""
-        import jsonschema  # only structured judges validate replies
-
+        """Whether ``reply`` is JSON that follows the schema (what a server honouring ``response_format`` sends).
+        Checked for the schema shapes this module builds (objects of booleans, integers in a range, strings from a
+        set, strings, lists of strings), so a judge call never imports a schema library (score's start-up);
+        ``tests/test_judge_options.py`` holds it equal to ``jsonschema`` on every check's schema."""
         try:
-            jsonschema.validate(json.loads(reply), self.schema)
-        except (ValueError, jsonschema.ValidationError):
+            value = json.loads(reply)
+        except ValueError:
             return False
-        return True
+        return _follows(value, self.schema)
 
     def reply_text(self, reply: str) -> str:
         """What the check's reader reads: the schema reply turned into the reader's text form, or the reply
@@ -47,6 +48,34 @@ class StructuredOutput:
             return self.to_text(json.loads(reply))
         except (ValueError, TypeError, KeyError, AttributeError):
             return reply
+
+
+_TYPES: dict[str, Callable[[Any], bool]] = {
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "string": lambda v: isinstance(v, str),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+def _follows(value: Any, schema: dict[str, Any]) -> bool:
+    """``value`` against one of this module's schemas: type, enum, minimum / maximum, array items, required and
+    no additional properties."""
+    if not _TYPES[schema["type"]](value):
+        return False
+    if "enum" in schema and value not in schema["enum"]:
+        return False
+    if ("minimum" in schema and value < schema["minimum"]) or ("maximum" in schema and value > schema["maximum"]):
+        return False
+    if schema["type"] == "array":
+        return all(_follows(item, schema["items"]) for item in value)
+    if schema["type"] == "object":
+        properties = schema.get("properties", {})
+        return (set(schema.get("required", ())) <= set(value)
+                and (schema.get("additionalProperties", True) or set(value) <= set(properties))
+                and all(_follows(v, properties[k]) for k, v in value.items() if k in properties))
+    return True
 
 
 def _object(title: str, key: str, value_schema: dict[str, Any]) -> dict[str, Any]:

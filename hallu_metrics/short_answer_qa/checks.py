@@ -9,7 +9,7 @@ from __future__ import annotations
 from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.parsing import VerdictReader
-from hallu_metrics.judges.rules import is_abstention_precisewikiqa, matches_gold
+from hallu_metrics.judges.rules import abstention_precisewikiqa, gold_reason, is_abstention_precisewikiqa, matches_gold
 from hallu_metrics.short_answer_qa.prompts import grader_messages
 
 LETTERS = {"A": "CORRECT", "B": "INCORRECT", "C": "NOT_ATTEMPTED"}
@@ -39,6 +39,17 @@ def rule_grade(item: dict) -> str:
     return "CORRECT" if any(matches_gold(item["response"], gold) for gold in item["golds"]) else "INCORRECT"
 
 
+def grade_reason(item: dict) -> str:
+    """Why ``rule_grade`` graded as it did: the abstention phrase it matched, the gold answer it found, or the gold
+    answers it looked for and did not find."""
+    abstention = abstention_precisewikiqa(item["response"])
+    if abstention is not None:
+        return abstention
+    found = [gold for gold in item["golds"] if matches_gold(item["response"], gold)]
+    reasons = [gold_reason(item["response"], gold) for gold in (found[:1] or item["golds"])]
+    return "; ".join(reasons) or "no gold answer given"
+
+
 GRADE = Check(
     name="short_answer_grade",
     fields=("question", "golds", "response"),
@@ -46,6 +57,7 @@ GRADE = Check(
     parse=parse_grade,
     reminder="Reply with exactly one letter: A (CORRECT), B (INCORRECT) or C (NOT_ATTEMPTED).",
     rule=rule_grade,
+    why=grade_reason,
     structured=structured.label("grade", ("A", "B", "C"), as_text=str),
     max_tokens=16,
 )

@@ -161,7 +161,7 @@
     const box = el("div", "replies");
     if (v.w !== undefined) {
       box.appendChild(el("div", "why", "why (rule judge): " +
-        (v.w || "no reason recorded (a phrase rule records none when nothing matched)")));
+        (v.w || "no reason recorded (this check's rule gives none)")));
       return box;
     }
     if (v.r1 === undefined) {
