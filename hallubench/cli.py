@@ -213,7 +213,13 @@ def _report(args: argparse.Namespace) -> int:
     from hallubench.compare import CSV_HEADER, draw, load_results, planned_plots, tables
     from hallubench.outputs import MARKDOWN_MARK, check_replaceable, write_text_atomic
     from hallubench.stability import CSV_HEADER as STABILITY_HEADER
-    from hallubench.stability import draw_stability, stability_plot_path, stability_tables, trial_groups
+    from hallubench.stability import (
+        attach_set_spread,
+        draw_stability,
+        stability_plot_path,
+        stability_tables,
+        trial_groups,
+    )
 
     sources = [Path(p) for p in args.results]
     if args.paper:
@@ -223,8 +229,9 @@ def _report(args: argparse.Namespace) -> int:
     if not sources:
         raise HallubenchError("report: expected RESULTS (RESULT.json or lm-eval results_*.json files), or --paper")
     rows = load_results(sources)
-    markdown, csv_text = tables(rows, args.view)
     groups, trial_notes = trial_groups(rows, [Path(p) for p in args.trials or []])
+    attach_set_spread(groups)  # the set's spread beside the run and judge spreads on each row's spread line
+    markdown, csv_text = tables(rows, args.view)
     stable_markdown, stable_csv = stability_tables(groups, trial_notes)
     markdown += f"\n{stable_markdown}" if stable_markdown else ""
     print(markdown)

@@ -25,6 +25,7 @@ from hallu_metrics.contract import Benchmark, Breakdown, Metric
 from hallu_metrics.registry import TASKS
 from hallubench.errors import HallubenchError
 from hallubench.report import (
+    ERROR_BAR_SOURCES,
     INTERVAL_NOTE,
     NO_READABLE_VALUE,
     cell,
@@ -52,7 +53,7 @@ Row = dict[str, Any]  # one model's result on one task, in the shared result sha
 COLUMNS = ("model", "judge", "set", "shots", "date")  # what each row names besides its numbers
 COMPARABLE = ("judge", "set", "shots")  # rows differing in these do not measure the same thing
 CSV_HEADER = ("task", *COLUMNS, "judge_spec", "n", "metric", "value", "unit", "counted", "stderr", "wilson95_low",
-              "wilson95_high", "generation_std", "judge_std")
+              "wilson95_high", *(f"{source}_std" for source in ERROR_BAR_SOURCES))
 SKIPPED_NOTE = "skipped (predict-only, not judged): {model} on {task} — judge with hallubench score"
 FROM_DATASET = " (dataset, empty responses)"  # ends the `samples` of a result scored with --dataset: no items
 
@@ -366,8 +367,7 @@ def _csv_rows(task: str, row: Row, metrics: Sequence[Metric]) -> list[list[Any]]
     lines = []
     bars = row.get("error_bars") or {}
     for metric in metrics:
-        stds = [_number(((bars.get(source) or {}).get("std") or {}).get(metric.name)) for source in ("generation",
-                                                                                                    "judge")]
+        stds = [_number(((bars.get(source) or {}).get("std") or {}).get(metric.name)) for source in ERROR_BAR_SOURCES]
         counted = (row.get("counted") or {}).get(metric.name)
         bounds = interval(metric, row.get(metric.name), counted) or ("", "")
         lines.append([task, *(row[c] for c in COLUMNS), json.dumps(row["judges"], sort_keys=True), row.get("n", ""),

@@ -136,7 +136,7 @@ def table(result: Mapping[str, Any], benchmark: Benchmark, metric_names: Sequenc
     return "\n\n".join([*parts, INTERVAL_NOTE])
 
 
-ERROR_BAR_SOURCES = {"generation": "runs", "judge": "judges"}  # error_bars key -> what its n counts
+ERROR_BAR_SOURCES = {"set": "sets", "generation": "runs", "judge": "judges"}  # error_bars key -> what its n counts
 
 
 def spread_line(error_bars: Mapping[str, Any], metrics: Sequence[Metric], label: str = "") -> str:

@@ -258,6 +258,21 @@ class MetricStability:
     taus: list[float]
 
 
+def attach_set_spread(groups: Sequence[TrialGroup]) -> None:
+    """The first of the three error bars: each trial row's ``error_bars`` gain ``set``, its model's standard deviation
+    over the regenerated sets of its group (per headline metric), shown on report's spread line beside the run and
+    judge spreads that ``score`` records."""
+    from hallubench.scoring import spread
+
+    for group in groups:
+        names = TASKS[group.task].headline_metrics
+        for by_seed in group.values.values():
+            rows = list(by_seed.values())
+            bar = {"n": len(rows), "std": {name: spread([row.get(name) for row in rows]) for name in names}}
+            for row in rows:
+                row["error_bars"] = {"set": bar, **(row.get("error_bars") or {})}
+
+
 def metric_stability(group: TrialGroup, metric: Metric) -> MetricStability:
     table = {model: {seed: display(metric, row.get(metric.name)) for seed, row in by_seed.items()}
              for model, by_seed in group.values.items()}

@@ -85,6 +85,12 @@ def test_report_aggregates_trials_as_worked_out_by_hand(tmp_path, capsys):
     assert float(stats[("C", "1", "value")]) == pytest.approx(0.35)
     plot = tmp_path / "report" / "stability_mixedentities_sets.png"
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    report = (tmp_path / "report" / "report.md").read_text()  # the set's spread on each row's line (three error bars)
+    assert "spread (C): false_acceptance_rate set ±22.91 (3 sets)" in report
+    assert "spread (B): false_acceptance_rate set ±0.00 (3 sets)" in report
+    table = list(csv.DictReader(io.StringIO((tmp_path / "report" / "report.csv").read_text())))
+    c_rows = [r for r in table if r["model"] == "C" and r["metric"] == "false_acceptance_rate"]
+    assert len(c_rows) == 3 and all(float(r["set_std"]) == pytest.approx(math.sqrt(525) / 100) for r in c_rows)
     command = ["report", *map(str, paths), "--out", str(tmp_path / "report")]
     assert main(command) == 0  # its own stability.csv and plot are replaced
     (tmp_path / "report" / "stability.csv").write_text("my,table\n")
