@@ -9,6 +9,7 @@ under it. Predict-only lm-eval results (nothing judged) are left out with one no
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -110,6 +111,23 @@ def _leaves(group: str, subtasks: Mapping[str, Sequence[str]]) -> list[str]:
                                                                     else [member])]
 
 
+@functools.cache
+def size_weighted(group: str) -> frozenset[str]:
+    """The metrics a hallubench group's YAML aggregates weighted by size: a share over all its members' items, which
+    gets a Wilson interval over lm-eval's sample count. Its other metrics are plain means of the members' values (the
+    paper's macro average), shown with lm-eval's pooled stderr."""
+    import yaml
+
+    from hallubench_tasks import TASKS_DIR
+
+    for path in TASKS_DIR.rglob("_*.yaml"):
+        text = path.read_text(encoding="utf-8")
+        config = yaml.safe_load(text) if "\ngroup:" in f"\n{text}" else None  # templates hold lm-eval's !function tags
+        if isinstance(config, dict) and config.get("group") == group:
+            return frozenset(m["metric"] for m in config.get("aggregate_metric_list") or () if m.get("weight_by_size"))
+    return frozenset()
+
+
 def _group_rows(data: dict, task_rows: Sequence[Row]) -> list[Row]:
     """One row per hallubench group of an lm-eval group run (``--tasks hallulens``): lm-eval's aggregate of each
     metric the group declares (weighted by size), with its per-metric sample count, its members named; the judges
@@ -131,7 +149,7 @@ def _group_rows(data: dict, task_rows: Sequence[Row]) -> list[Row]:
                 metrics["stderr"][name[: -len("_stderr")]] = value
             else:
                 metrics[name] = value
-                metrics["counted"][name] = counts.get(key)
+                metrics["counted"][name] = counts.get(key) if name in size_weighted(group) else None
         first = by_task[members[0]]
         judges: dict[str, str] = {}
         for member in members:

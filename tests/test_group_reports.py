@@ -55,6 +55,11 @@ def test_group_results_files_are_read_with_a_row_per_group(report):
     assert ("halueval", "invalid_rate") in by_task_metric  # HaluEval's unreadable share
     refusal = by_task_metric[("nonexistent_refusal", "false_acceptance_rate")]
     assert float(refusal["value"]) == data["nonexistent_refusal"]["false_acceptance_rate,judged"]
+    # the group's false acceptance rate is the paper's macro mean of its two tasks (weight_by_size: false), not a
+    # share of its items: no Wilson interval over the item count, lm-eval's pooled stderr instead
+    assert refusal["counted"] == "" and refusal["wilson95_low"] == ""
+    assert float(refusal["stderr"]) == data["nonexistent_refusal"]["false_acceptance_rate_stderr,judged"]
+    assert by_task_metric[("nonexistent_refusal", "judge_unparseable_rate")]["wilson95_low"] != ""  # size-weighted
 
 
 def test_limit_runs_say_n_of_the_set_and_are_flagged(report):
