@@ -21,6 +21,11 @@ from hallubench.backends.aio import run_sync
 from hallubench.backends.base import LONE_SURROGATE
 
 
+async def judge_one(benchmark: Benchmark, doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:
+    """One item's chain (an Inspect scorer judges one sample at a time)."""
+    return await benchmark.judge_item(doc, LONE_SURROGATE.sub("\ufffd", response), judges)
+
+
 async def judge_all(
     benchmark: Benchmark, responses: Sequence[str], docs: Sequence[dict], judges: JudgeSet, desc: str = ""
 ) -> list[dict[str, Any]]:
@@ -30,7 +35,7 @@ async def judge_all(
     ) as bar:
 
         async def one(doc: dict, response: str) -> dict[str, Any]:
-            record = await benchmark.judge_item(doc, LONE_SURROGATE.sub("\ufffd", response), judges)
+            record = await judge_one(benchmark, doc, response, judges)
             bar.update(1)
             return record
 
