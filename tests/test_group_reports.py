@@ -1,12 +1,14 @@
-"""Group runs reach the report (issue 33, items 1 and 12): lm-eval's results of `--tasks hallulens` / `halueval`
-(real files lm-eval 0.4.13 wrote with its `dummy` model and the rule judges, kept in tests/fixtures/lm_eval_group_runs)
-give one row per task and per hallubench group, each group with its unreadable share; `--limit` rows say "n of N" and
+"""Group runs reach the report (issue 33, items 1 and 12): lm-eval's results of `--tasks hallulens` / `halueval` /
+`hallulens_proxies` (real files lm-eval 0.4.13 wrote with its `dummy` model and the rule judges, one per family with a
+group, kept in tests/fixtures/lm_eval_group_runs with how each was made) give one row per task and per hallubench
+group, each group with its unreadable share; `--limit` rows say "n of N" and
 are flagged; conditional rates carry the item counts hallubench recorded, so every rate has its Wilson interval.
 End to end: `hallubench eval --tasks hallulens` (dummy model) -> `hallubench report` -> `hallubench view`."""
 
 import csv
 import io
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -16,6 +18,10 @@ from support import run_cli, save_set, write_jsonl
 FIXTURES = Path(__file__).parent / "fixtures" / "lm_eval_group_runs"
 HALLULENS = FIXTURES / "hallulens.json"
 HALUEVAL = FIXTURES / "halueval_limit6.json"
+PROXIES = FIXTURES / "hallulens_proxies_limit5.json"
+RESULTS = sorted(FIXTURES.glob("*.json"))
+TASK_FOLDERS = Path(__file__).parents[1] / "lm_eval_tasks"
+UNREADABLE = ("judge_unparseable_rate", "invalid_rate")  # a group's unreadable share: judge verdicts or replies
 
 
 def section(markdown: str, task: str) -> str:
@@ -30,7 +36,7 @@ def row_cells(table: str) -> list[str]:
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> tuple[str, list[dict]]:
     out = tmp_path_factory.mktemp("report")
-    run = run_cli("report", HALLULENS, HALUEVAL, "--out", out)
+    run = run_cli("report", *RESULTS, "--out", out)
     assert run.returncode == 0, run.stderr
     rows = list(csv.DictReader(io.StringIO((out / "report.csv").read_text())))
     return (out / "report.md").read_text(), rows
@@ -60,6 +66,55 @@ def test_group_results_files_are_read_with_a_row_per_group(report):
     assert refusal["counted"] == "" and refusal["wilson95_low"] == ""
     assert float(refusal["stderr"]) == data["nonexistent_refusal"]["false_acceptance_rate_stderr,judged"]
     assert by_task_metric[("nonexistent_refusal", "judge_unparseable_rate")]["wilson95_low"] != ""  # size-weighted
+
+
+def declared_groups() -> dict[str, str]:
+    """Every lm-eval group a YAML under lm_eval_tasks/ declares, with its family folder."""
+    return {match[1]: path.relative_to(TASK_FOLDERS).parts[0] for path in TASK_FOLDERS.rglob("*.yaml")
+            for match in re.finditer(r"^group:\s*(\S+)", path.read_text(encoding="utf-8"), re.M)}
+
+
+def test_every_family_with_a_group_keeps_a_real_group_run_file():
+    """A family folder whose YAMLs declare a group has a results file of that group here (one real lm-eval run)."""
+    kept = {group for path in RESULTS for group in json.loads(path.read_text())["groups"]}
+    declared = declared_groups()
+    assert {"hallulens", "nonexistent_refusal", "halueval", "hallulens_proxies"} <= declared.keys()
+    missing = sorted(f"{group} ({family})" for group, family in declared.items() if group not in kept)
+    assert not missing, f"no group-run results file in {FIXTURES} for: {', '.join(missing)}"
+
+
+@pytest.mark.parametrize("path", RESULTS, ids=lambda path: path.stem)
+def test_each_familys_group_rows_show_their_unreadable_share(report, path):
+    """Every group of every kept run has its report section and its unreadable share, with lm-eval's value and the
+    item count it was taken over (so a Wilson interval)."""
+    markdown, rows = report
+    data = json.loads(path.read_text())
+    by_task_metric = {(r["task"], r["metric"]): r for r in rows}
+    assert data["groups"]
+    for group, values in data["groups"].items():
+        unreadable = next(metric for metric in UNREADABLE if f"{metric},judged" in values)
+        columns = next(line for line in section(markdown, group).splitlines() if line.startswith("| model |"))
+        assert f"| {unreadable} (%) |" in columns
+        row = by_task_metric[(group, unreadable)]
+        assert float(row["value"]) == values[f"{unreadable},judged"]
+        assert int(row["counted"]) == values["sample_count"][f"{unreadable},judged"] and row["wilson95_high"] != ""
+
+
+def test_the_proxies_group_row_is_the_macro_mean_with_its_unreadable_share(report):
+    """hallulens_proxies: SimpleQA (5 of 4,326 items, --limit 5) and PopQA (4 of 4) in one row of 9 of 4,330 items,
+    its rates the members' unweighted mean (lm-eval's pooled stderr, no Wilson interval), its unreadable share over
+    the 9 items with one."""
+    markdown, rows = report
+    data = json.loads(PROXIES.read_text())
+    table = section(markdown, "hallulens_proxies")
+    assert table.startswith("lm-eval group of simpleqa_hallu, popqa_hallu")
+    assert "judge_unparseable_rate (%)" in table and "| 9 of 4330 |" in table
+    assert "--limit runs scored a part of their set" in table
+    group = {r["metric"]: r for r in rows if r["task"] == "hallulens_proxies"}
+    members = [data["results"][task]["hallucination_rate,judged"] for task in ("simpleqa_hallu", "popqa_hallu")]
+    assert float(group["hallucination_rate"]["value"]) == sum(members) / 2
+    assert group["hallucination_rate"]["wilson95_low"] == ""
+    assert int(group["judge_unparseable_rate"]["counted"]) == 9 and group["judge_unparseable_rate"]["wilson95_low"]
 
 
 def test_limit_runs_say_n_of_the_set_and_are_flagged(report):
