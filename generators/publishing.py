@@ -15,14 +15,15 @@ from typing import Any
 
 import datasets
 import yaml
-from huggingface_hub import DatasetCard, DatasetCardData, HfApi, HfFileSystem
+from huggingface_hub import CommitOperationAdd, DatasetCard, DatasetCardData, HfApi, HfFileSystem
 from huggingface_hub.repocard import metadata_load
 
 from hallubench.backends.base import LONE_SURROGATE
 from hallubench.errors import HallubenchError
 from hallubench.outputs import check_writable_location, hidden_sibling, remove_stale_temporaries, write_text_atomic
-from hallubench.provenance import dataset_fingerprint
+from hallubench.provenance import dataset_fingerprint, software
 from hallubench.specs import redact
+from hallubench_generators.benchmark_yaml import EVAL_YAML, HUB_DOCS, eval_yaml, pin_metadata
 
 # the shards save_to_disk writes, and what `datasets` adds when a reader (lm-eval, `hallubench eval`) maps or filters
 # the saved split: cache-<fingerprint>.arrow, and tmpXXXXXXXX files of an interrupted map
@@ -243,30 +244,36 @@ def release_section(repo_id: str, revision: str, url: str) -> str:
             f"- evaluate on it: `{pin_metadata(repo_id, revision)}`\n")
 
 
-def pin_metadata(repo_id: str, revision: str) -> str:
-    """The lm-eval / ``hallubench eval`` flag that loads this release and nothing newer (JSON, so that the revision
-    stays a string)."""
-    return f"--metadata '{json.dumps({'dataset': repo_id, 'dataset_revision': revision})}'"
+def card_summary(card: str) -> str:
+    """The summary of a set card: its body between the title and the first section."""
+    body = DatasetCard(card).text.split("\n## ", 1)[0].strip()
+    return body.split("\n", 1)[1].strip() if body.startswith("# ") and "\n" in body else body
 
 
 def push_test_set(out: Path, repo_id: str, private: bool = False) -> str:
-    """Upload a saved test set, then its card merged into the README.md the upload wrote (one more commit); record
-    the final commit in the local card's "Release" section and return it. huggingface_hub reads the token
-    (``HF_TOKEN`` or its login); hallubench never writes it."""
+    """Upload a saved test set, then in one more commit its card merged into the README.md the upload wrote and the
+    Hub's benchmark ``eval.yaml`` (pinned to the data commit, whose rows the release keeps); record the final commit
+    in the local card's "Release" section and return it. huggingface_hub reads the token (``HF_TOKEN`` or its login);
+    hallubench never writes it."""
     card = (out / "README.md").read_text(encoding="utf-8")
     try:
         data = datasets.load_from_disk(str(out)).push_to_hub(repo_id, private=private)
         repo_id = data.repo_url.repo_id  # with the namespace the Hub filled in
         pushed = HfFileSystem().read_text(f"datasets/{repo_id}@{data.oid}/README.md", encoding="utf-8")
-        final = HfApi().upload_file(
-            path_or_fileobj=merged_card(pushed, card).encode("utf-8"), path_in_repo="README.md", repo_id=repo_id,
-            repo_type="dataset", commit_message="Add the hallubench dataset card", parent_commit=data.oid,
+        benchmark = eval_yaml(DatasetCard(card).data.to_dict(), card_summary(card), repo_id, data.oid,
+                              software()["hallubench"])
+        final = HfApi().create_commit(
+            repo_id=repo_id, repo_type="dataset", parent_commit=data.oid,
+            commit_message="Add the hallubench dataset card and the benchmark's eval.yaml",
+            operations=[CommitOperationAdd("README.md", merged_card(pushed, card).encode("utf-8")),
+                        CommitOperationAdd(EVAL_YAML, benchmark.encode("utf-8"))],
         )
     except Exception as exc:
         reason = " ".join(redact(f"{type(exc).__name__}: {exc}", [os.environ.get("HF_TOKEN", "")]).split())
         raise HallubenchError(f"push to {repo_id} failed ({reason}); the local copy in {out} is complete") from exc
     url = str(final.repo_url)
-    print(f"[hallubench] pushed {out} to {url} at revision {final.oid}", file=sys.stderr)
+    print(f"[hallubench] pushed {out} to {url} at revision {final.oid}, with {EVAL_YAML} declaring it a Hub "
+          f"benchmark ({HUB_DOCS})", file=sys.stderr)
     write_text_atomic(out / "README.md", f"{card.rstrip()}\n\n{release_section(repo_id, final.oid, url)}")
     print(f"[hallubench] recorded in the Release section of {out / 'README.md'}; next, every model on this release: "
           f"hallubench eval --model ... --tasks ... {pin_metadata(repo_id, final.oid)}", file=sys.stderr)

@@ -5,6 +5,7 @@ reads the token only from HF_TOKEN and writes it nowhere."""
 
 import base64
 import hashlib
+import importlib.metadata
 import json
 import os
 import re
@@ -265,8 +266,8 @@ def test_the_push_succeeds_and_commits_data_then_card(release):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert hub.unserved == []
     commits = hub.repos[REPO]
-    assert len(commits) == 3  # the repo's creation, the data (datasets), the card (hallubench)
-    assert [line["value"]["path"] for line in hub.commit_bodies[-1][1:]] == ["README.md"]
+    assert len(commits) == 3  # the repo's creation, the data (datasets), the card and eval.yaml (hallubench)
+    assert [line["value"]["path"] for line in hub.commit_bodies[-1][1:]] == ["README.md", "eval.yaml"]
     # the card commit names the data commit as its parent, so nothing can slip in between
     assert hub.commit_bodies[-1][0]["value"]["parentCommit"] == commits[1][0]
     assert any(p.startswith("data/test-") and p.endswith(".parquet") for p in commits[-1][1])
@@ -358,3 +359,43 @@ def test_a_refused_push_is_one_line_and_leaves_the_local_set_unreleased(tmp_path
     assert TOKEN not in proc.stdout + proc.stderr
     assert foreign_content(tmp_path / "set") is None
     assert "## Release" not in (tmp_path / "set" / "README.md").read_text()
+
+
+def test_the_release_declares_itself_a_hub_benchmark_pinned_to_its_data(release):
+    """eval.yaml (https://huggingface.co/docs/hub/eval-results): the Hub's required fields, one leaderboard per task and
+    headline metric, the data commit as the pinned revision (the final commit holds the same rows), the card's
+    fingerprints and how to run each task in lm-eval and in Inspect."""
+    from hallubench_generators.benchmark_yaml import leaderboard_metrics
+
+    hub, out, _ = release
+    (data_oid, data_files), (final_oid, final_files) = hub.repos[REPO][1], hub.repos[REPO][2]
+    declared = yaml.safe_load(final_files["eval.yaml"])
+    card = metadata_load(out / "README.md")
+    assert declared["name"] == card["pretty_name"] and declared["description"].strip()
+    assert declared["evaluation_framework"] == "inspect-ai"
+    ids = [f"mixedentities.{m.name}" for m in leaderboard_metrics("mixedentities")]
+    assert [t["id"] for t in declared["tasks"]] == ids == ["mixedentities.false_acceptance_rate"]
+    columns = set(datasets.load_from_disk(str(out))["test"].column_names)
+    for task in declared["tasks"]:  # inspect-ai benchmarks must also give these
+        assert {"field_spec", "solvers", "scorers"} <= set(task) and task["field_spec"]["input"] in columns
+    extra = declared["hallubench"]
+    assert extra["revision"] == data_oid != final_oid and extra["dataset"] == REPO
+    assert {p: c for p, c in data_files.items() if p.startswith("data/")} == {
+        p: c for p, c in final_files.items() if p.startswith("data/")}
+    assert extra["rows_fingerprint"] == card["hallubench"]["rows_fingerprint"]
+    task = extra["tasks"]["mixedentities"]
+    assert task["fingerprint"] == card["hallubench"]["results_fingerprint"]["mixedentities"]
+    assert task["run"]["inspect"].startswith(
+        f"inspect eval hallubench/mixedentities -T dataset={REPO} -T revision={data_oid}")
+    assert f'"dataset_revision": "{data_oid}"' in task["run"]["lm_eval"]
+    assert extra["version"] == importlib.metadata.version("hallubench")
+
+
+def test_eval_yaml_tasks_are_entries_inspects_hub_loader_reads(release):
+    """Inspect's `hf/` loader refuses unknown task keys: each entry passes its model but for the scorer, which is
+    hallubench's judge chain (run through `inspect eval hallubench/<task>`, not one Inspect builds from eval.yaml)."""
+    hf = pytest.importorskip("inspect_ai._eval.task.hf")
+    hub, _, _ = release
+    for task in yaml.safe_load(hub.head(REPO)[1]["eval.yaml"])["tasks"]:
+        assert task["scorers"][0]["name"] == "hallubench_judge"
+        hf.HFTask.model_validate({**task, "scorers": [{"name": "match"}]})
