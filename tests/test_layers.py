@@ -1,7 +1,8 @@
 """The import layers (docs/design.md, "Layers"): the shared core (errors, specs, backends, provenance, seeding,
 sources, outputs) imports nothing of the project above it; hallu_metrics imports only the core; generators and
-lm_eval_tasks import the core and hallu_metrics, never each other; the CLI and reports (the rest of hallubench) sit on
-top. An upward import, at module level or inside a function, fails here."""
+lm_eval_tasks import the core and hallu_metrics, never each other; the Inspect tasks (hallubench.inspect_tasks) sit
+beside them and read only the lm-eval tasks' folder and data loader; the CLI and reports (the rest of hallubench) sit
+on top. An upward import, at module level or inside a function, fails here."""
 
 import ast
 from pathlib import Path
@@ -15,11 +16,15 @@ IMPORT_NAMES = {"hallubench": "hallubench", "hallu_metrics": "hallu_metrics", "g
 PACKAGES = tuple(IMPORT_NAMES)
 CORE = ("hallubench.errors", "hallubench.specs", "hallubench.backends", "hallubench.provenance", "hallubench.seeding",
         "hallubench.sources", "hallubench.outputs")
+INSPECT_TASKS = "hallubench.inspect_tasks"
+LM_EVAL_TASK_DATA = {"hallubench_tasks", "hallubench_tasks.dataset_loading"}  # what the Inspect tasks share with them
 
 
 def layer(module: str) -> str:
     if module == "hallubench" or any(module == c or module.startswith(c + ".") for c in CORE):
         return "core"
+    if module == INSPECT_TASKS or module.startswith(INSPECT_TASKS + "."):
+        return "inspect_tasks"
     top = module.split(".")[0]
     return "app" if top == "hallubench" else top
 
@@ -27,7 +32,8 @@ def layer(module: str) -> str:
 ALLOWED = {"core": {"core"}, "hallu_metrics": {"core", "hallu_metrics"},
            "hallubench_generators": {"core", "hallu_metrics", "hallubench_generators"},
            "hallubench_tasks": {"core", "hallu_metrics", "hallubench_tasks"},
-           "app": {"core", "hallu_metrics", "hallubench_generators", "hallubench_tasks", "app"}}
+           "inspect_tasks": {"core", "hallu_metrics", "inspect_tasks"},
+           "app": {"core", "hallu_metrics", "hallubench_generators", "hallubench_tasks", "inspect_tasks", "app"}}
 
 
 def modules() -> list[tuple[str, Path]]:
@@ -51,7 +57,8 @@ def project_imports(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("name, path", modules(), ids=[name for name, _ in modules()])
 def test_no_upward_import(name, path):
-    upward = sorted(m for m in project_imports(path) if layer(m) not in ALLOWED[layer(name)])
+    upward = sorted(m for m in project_imports(path) if layer(m) not in ALLOWED[layer(name)]
+                    and not (layer(name) == "inspect_tasks" and m in LM_EVAL_TASK_DATA))
     assert not upward, f"{name} ({layer(name)}) imports {upward}"
 
 
