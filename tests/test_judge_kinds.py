@@ -35,7 +35,8 @@ def test_kinds_resolve_and_unknown_kinds_are_refused(tmp_path):
     assert isinstance(make_judge("rule", cache), RuleJudge)
     assert isinstance(make_judge("openai:base_url=http://127.0.0.1:9/v1,model=m", cache), LLMJudge)
     assert judge_kind("none") == "none" and judge_kind("hhem:model=x") == "hhem" and judge_kind("nli:model=x") == "nli"
-    with pytest.raises(HallubenchError, match="expected one of: none, rule, openai, hf, smollm2, hhem, nli"):
+    known = "none, rule, openai, openai-batch, hf, smollm2, hhem, nli"
+    with pytest.raises(HallubenchError, match=f"expected one of: {known}"):
         judge_kind("gpt5")
 
 

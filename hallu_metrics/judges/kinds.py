@@ -4,7 +4,7 @@
 |---|---|---|
 | ``rule`` | ``RuleJudge`` | the check's published rule (offline, instant) |
 | ``none`` | no judge | nothing: records stay unjudged (``--predict_only`` runs) |
-| ``openai:``, ``hf:``, ``smollm2`` | ``LLMJudge`` | the check's prompt, reply parsed by the check |
+| ``openai:``, ``openai-batch:``, ``hf:``, ``smollm2`` | ``LLMJudge`` | the check's prompt, reply parsed by the check |
 | ``hhem:``, ``nli:`` | ``ScorerJudge`` | P(consistent) of the check's (premise, hypothesis) pair |
 
 LLM judge specs take two judge options beside the backend's keys: ``structured=auto|true|false`` (send each
@@ -25,7 +25,7 @@ from typing import Any
 from hallu_metrics.judges.base import ALL_CHECKS, Check, Judge, Verdict, check_names
 from hallu_metrics.judges.llm import LLMJudge
 from hallu_metrics.judges.templates import JudgeTemplates, load_templates
-from hallubench.backends import BACKEND_KINDS, CallCache, make_client
+from hallubench.backends import BACKEND_KINDS, OPENAI_KINDS, CallCache, make_client
 from hallubench.backends.aio import MicroBatcher
 from hallubench.errors import HallubenchError
 from hallubench.specs import Spec, parse_spec
@@ -104,7 +104,7 @@ def _structured_mode(value: object, kind: str) -> str:
     """``structured=`` as a mode: ``auto`` (the default of ``openai:`` judges: the schema is sent, and a server that
     refuses it is judged without it), ``true`` (the schema is required), ``false`` (never sent)."""
     if value is None:
-        return "auto" if kind == "openai" else "false"
+        return "auto" if kind in OPENAI_KINDS else "false"  # the same default, so batch and realtime share the cache
     mode = str(value).lower() if isinstance(value, (bool, str)) else None
     if mode not in STRUCTURED_MODES:
         raise HallubenchError(f"bad judge spec: structured must be true, false or auto, got {value!r}")
@@ -116,7 +116,7 @@ def _llm_options(spec: str) -> tuple[Spec, str, JudgeTemplates | None, str]:
     parsed = parse_spec(spec, BACKEND_KINDS)
     backend_args = {k: v for k, v in parsed.args.items() if k not in JUDGE_OPTIONS}
     structured = _structured_mode(parsed.args.get("structured"), parsed.kind)
-    if structured != "false" and parsed.kind != "openai":
+    if structured != "false" and parsed.kind not in OPENAI_KINDS:
         raise HallubenchError(
             f"bad judge spec: structured={structured} needs an OpenAI-compatible server (openai:...), not {parsed.kind}"
         )
@@ -200,6 +200,15 @@ def check_judge_spec(spec: str, reach_timeout: float | None = None) -> None:
                 server.check_reachable(reach_timeout)
         finally:
             server.close()
+    elif backend.kind == "openai-batch":
+        from hallubench.backends.openai_batch import OpenAIBatchBackend
+
+        batch = OpenAIBatchBackend.from_args(backend.args, None)
+        try:
+            if reach_timeout:
+                batch.check_reachable(reach_timeout)
+        finally:
+            batch.close()
     elif backend.kind == "hf":
         HFLocalBackend.from_args(backend.args)
     else:

@@ -58,17 +58,29 @@ def run_sync(coroutine: Awaitable[T]) -> T:
     return box["value"]
 
 
+NEXT_BATCH: Any = object()
+"""A result ``run_batch`` may give for an item to send it again with the next batch (a Batch API line that failed
+or that an expired batch left unfinished: the next wave)."""
+
+
 class MicroBatcher(Generic[T, R]):
     """Collects single submissions and runs them through ``run_batch`` in bulk, one batch at a time,
     in a worker thread. While a batch runs, new submissions queue up for the next one, so a
     pipeline's items that reach the same step at about the same time share a batch (no barrier:
-    nothing waits for items that are still at an earlier step)."""
+    nothing waits for items that are still at an earlier step).
 
-    def __init__(self, run_batch: Callable[[Sequence[T]], Sequence[R]], max_batch: int = 256, linger: float = 0.005):
+    ``quiet``: a batch also waits until no submission has come for that many seconds (at most ``max_batch`` items
+    gathered), so that every chain that can reach its next call joins the batch: the waves of a Batch API judge,
+    where each batch costs minutes to hours. An item whose result is ``NEXT_BATCH`` joins the next batch."""
+
+    def __init__(self, run_batch: Callable[[Sequence[T]], Sequence[R]], max_batch: int = 256, linger: float = 0.005,
+                 quiet: float = 0.0):
         self.run_batch = run_batch
         self.max_batch = max_batch
         self.linger = linger
+        self.quiet = quiet
         self._pending: list[tuple[T, asyncio.Future]] = []
+        self._last_submit = 0.0
         self._worker: asyncio.Task | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="batch")
 
@@ -76,14 +88,25 @@ class MicroBatcher(Generic[T, R]):
         loop = asyncio.get_running_loop()
         future: asyncio.Future = loop.create_future()
         self._pending.append((item, future))
+        self._last_submit = loop.time()
         if self._worker is None or self._worker.done() or self._worker.get_loop() is not loop:
             self._worker = loop.create_task(self._drain())
         return await future
+
+    async def _gathered(self) -> None:
+        """Until ``quiet`` seconds have passed since the last submission, or a full batch is waiting."""
+        loop = asyncio.get_running_loop()
+        while len(self._pending) < self.max_batch:
+            left = self._last_submit + self.quiet - loop.time()
+            if left <= 0:
+                return
+            await asyncio.sleep(left)
 
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()
         await asyncio.sleep(self.linger)  # let the items released by the same event gather
         while self._pending:
+            await self._gathered()
             batch, self._pending = self._pending[: self.max_batch], self._pending[self.max_batch :]
             try:
                 results = await loop.run_in_executor(self._executor, self.run_batch, [item for item, _ in batch])
@@ -94,8 +117,11 @@ class MicroBatcher(Generic[T, R]):
                 if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)):
                     raise
                 continue
-            for (_, future), result in zip(batch, results):
-                if not future.done():
+            for (item, future), result in zip(batch, results):
+                if result is NEXT_BATCH:
+                    self._pending.append((item, future))
+                    self._last_submit = loop.time()
+                elif not future.done():
                     future.set_result(result)
             await asyncio.sleep(0)
 

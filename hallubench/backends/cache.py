@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
@@ -90,6 +91,16 @@ class CallCache:
             self._db.execute(
                 "INSERT OR REPLACE INTO calls (key, backend, response, usage) VALUES (?, ?, ?, ?)",
                 (key, backend, _stored(response), usage.to_json() if usage is not None else None),
+            )
+            self._db.commit()
+
+    def put_many(self, entries: Sequence[tuple[str, str, str, Usage | None]]) -> None:
+        """(key, backend, response, usage) entries in one commit (a Batch API batch's lines)."""
+        with self._errors("write"), self._lock:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO calls (key, backend, response, usage) VALUES (?, ?, ?, ?)",
+                [(key, backend, _stored(response), usage.to_json() if usage is not None else None)
+                 for key, backend, response, usage in entries],
             )
             self._db.commit()
 

@@ -114,7 +114,9 @@ class ModelClient:
         self._executor = (
             ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="call") if self._per_request else None
         )
-        self._batcher = None if self._per_request else MicroBatcher(lambda reqs: _complete_batch(backend, reqs))
+        self._batcher = None if self._per_request else MicroBatcher(
+            lambda reqs: _complete_batch(backend, reqs), max_batch=int(getattr(backend, "max_batch", 256)),
+            quiet=float(getattr(backend, "quiet", 0.0)))  # a Batch API backend's waves (``openai_batch``)
         self._in_flight: dict[str, asyncio.Future] = {}
 
     async def acomplete(self, request: ChatRequest, refresh: bool = False) -> Completion:

@@ -175,6 +175,10 @@ class OpenAIChatBackend:
 
     def _body(self, request: ChatRequest) -> bytes:
         """The JSON request body, ASCII-escaped so that any text (even a lone surrogate) can be sent."""
+        return json.dumps(self.payload(request), ensure_ascii=True).encode("ascii")
+
+    def payload(self, request: ChatRequest) -> dict[str, Any]:
+        """The chat completions request body (also a Batch API line's ``body``, ``openai_batch``)."""
         body: dict[str, Any] = {
             "model": self.model,
             "messages": request.message_dicts(),
@@ -190,7 +194,7 @@ class OpenAIChatBackend:
                 "type": "json_schema",
                 "json_schema": {"name": schema.get("title", "verdict"), "schema": schema, "strict": True},
             }
-        return json.dumps(body, ensure_ascii=True).encode("ascii")
+        return body
 
     def _post_once(self, request: ChatRequest) -> tuple[str, Usage | None]:
         base = self.breaker.pick()
