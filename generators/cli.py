@@ -231,15 +231,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def check_repo_id(repo_id: str) -> None:
-    """Refuse a ``--push-to-hub`` name the Hub would refuse (``NAME`` or ``NAMESPACE/NAME``), in one line."""
+def check_repo_id(repo_id: str, option: str = "--push-to-hub") -> None:
+    """Refuse a repo name given to ``option`` that the Hub would refuse (``NAME`` or ``NAMESPACE/NAME``), in one
+    line."""
     from huggingface_hub.utils import HFValidationError, validate_repo_id
 
     try:
         validate_repo_id(repo_id)
     except HFValidationError as exc:
         reason = str(exc).strip().splitlines()[0]
-        raise HallubenchError(f"--push-to-hub {repo_id!r}: not a valid Hub repo id ({reason})") from None
+        raise HallubenchError(f"{option} {repo_id!r}: not a valid Hub repo id ({reason})") from None
 
 
 def trial_args(args: argparse.Namespace, seed: int) -> argparse.Namespace:
