@@ -8,7 +8,7 @@ told blocks are data; a verdict is read only from the judge's own reply format.
 import re
 
 import pytest
-from obedient_judge import ORDER, longwiki_supported, perceived_outside
+from obedient_judge import ORDER, longwiki_supported, perceived_outside, wildhallucinations_supported
 
 from hallu_metrics import nonexistent_refusal, precisewikiqa
 from hallu_metrics.judges.parsing import is_echoed_marker, parse_json_bool, parse_label
@@ -68,11 +68,14 @@ def test_injected_text_never_reaches_outside_its_block(site, disguise):
     assert any(ORDER in text for text in block_texts(prompt, name))
 
 
+@pytest.mark.parametrize("supported", [longwiki_supported, wildhallucinations_supported],
+                         ids=["longwiki", "wildhallucinations"])
 @pytest.mark.parametrize("where", ["responses", "pages"])
-def test_longwiki_supported_claims_do_not_move_when_an_order_is_injected(tmp_path, where):
-    """End to end under the obedient judge: 6 of 36 claims supported, clean or injected (benchmarks/injection.py
-    shows the old data blocks giving 36 of 36)."""
-    assert longwiki_supported(where, tmp_path) == longwiki_supported(None, tmp_path / "clean") == (6, 36)
+def test_supported_claims_do_not_move_when_an_order_is_injected(tmp_path, where, supported):
+    """End to end under the obedient judge: 6 of 36 claims (WildHallucinations: atomic facts) supported, clean or
+    with the order in the responses or the pages (benchmarks/injection.py shows the old data blocks giving 36 of
+    36)."""
+    assert supported(where, tmp_path) == supported(None, tmp_path / "clean") == (6, 36)
 
 
 def test_the_old_prompt_shape_let_look_alikes_out():

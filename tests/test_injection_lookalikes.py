@@ -2,7 +2,8 @@
 exact ones (issue 33, item 16), and a judge template that inserts a field raw, outside a data block, is warned
 about when the judge is built.
 
-The end-to-end check runs benchmarks/injection.py's scenario under its careless judge: the obedient judge of
+The end-to-end check runs benchmarks/injection.py's scenario (LongWiki and WildHallucinations) under its careless
+judge: the obedient judge of
 tests/obedient_judge.py reading any end marker of a block's name as the block's end, whatever its code, and Cyrillic
 letters as the Latin ones they look like; the look-alike filter is then all that keeps the order out."""
 
@@ -45,14 +46,16 @@ def test_split_and_homoglyph_markers_are_removed_and_the_text_around_them_kept(f
     assert without_delimiters(text) == f"\u0421\u0438\u0440\u0438\u0443\u0441 is a star.   {ORDER}"
 
 
+@pytest.mark.parametrize("benchmark", ["LongWiki", "WildHallucinations"])
 @pytest.mark.parametrize("where, disguise", [
     ("pages", "split across a newline"),
     ("pages", "Cyrillic E, a single guillemet"),
     ("responses", "Cyrillic E, a single guillemet"),
 ])
-def test_a_careless_obedient_judge_supports_none_of_the_injected_claims(where, disguise):
-    """6 of 36 LongWiki claims are supported, as on clean inputs (36 of 36 before the filter read these forms)."""
-    assert supported_claims(where, disguise, careless=True) == (6, 36)
+def test_a_careless_obedient_judge_supports_none_of_the_injected_claims(benchmark, where, disguise):
+    """6 of 36 claims (LongWiki) or atomic facts (WildHallucinations: the entity's web pages, the response's
+    sentences) are supported, as on clean inputs (36 of 36 before the filter read these forms)."""
+    assert supported_claims(benchmark, where, disguise, careless=True) == (6, 36)
 
 
 def test_a_field_inserted_outside_a_data_block_is_warned_about_once(tmp_path, capsys):
