@@ -201,7 +201,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, argv, c
     monkeypatch.delenv("HALLUBENCH_ALLOW_REMOTE_CODE", raising=False)
     before = {p: (p.stat().st_size if p.is_file() else -1) for p in work.rglob("*")}
     # eval rows: lm-eval's task index over hallubench's tasks only (its ~15k built-in ones take 10-30 s to index;
-    # test_unknown_task_against_lm_evals_full_index, in the slow set, searches them)
+    # test_contract.py's one full-index test, in the slow set, checks the typo hints against them)
     with own_tasks_only(argv[0] == "eval"):
         assert main(argv) == code
     stderr = capsys.readouterr().err
@@ -210,15 +210,3 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, argv, c
     assert "Traceback" not in stderr
     assert {p: (p.stat().st_size if p.is_file() else -1) for p in work.rglob("*")} == before
     shutil.rmtree(work)
-
-
-@pytest.mark.slow
-def test_unknown_task_against_lm_evals_full_index(tmp_path, monkeypatch, capsys):
-    """The eval rows above with lm-eval's whole task index (its built-in tasks too), as a user's run searches it."""
-    monkeypatch.chdir(tmp_path)
-    for task, fragment in (("precisewikqa", "did you mean precisewikiqa"), ("nosuch_task_at_all", "unknown task")):
-        assert main(["eval", "--model", "hf", "--tasks", task]) == 2
-        stderr = capsys.readouterr().err
-        errors = [line for line in stderr.splitlines() if line.startswith("hallubench: error:")]
-        assert len(errors) == 1 and fragment in errors[0] and "Traceback" not in stderr, stderr
-    assert list(tmp_path.iterdir()) == []

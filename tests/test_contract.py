@@ -80,13 +80,23 @@ def test_every_yaml_loads_in_lm_eval():
 @pytest.mark.slow
 def test_no_name_clashes_with_lm_evals_built_in_tasks():
     """The one test that builds lm-eval's full index (~15k built-in tasks, 10-20 s): no hallubench task, group or
-    tag shares a name with a built-in one, and all of ours are found beside them."""
+    tag shares a name with a built-in one, all of ours are found beside them, and among them ``hallubench eval``'s
+    hint for a mistyped name still proposes ours first and none for a name like nothing (test_bad_inputs.py checks
+    the same hints fast against our index only)."""
     from lm_eval.tasks import TaskManager
+
+    from hallubench.errors import HallubenchError
+    from hallubench.eval_checks import check_tasks
 
     ours = set(task_manager().all_tasks)
     built_in = set(TaskManager().all_tasks)
     assert not ours & built_in, sorted(ours & built_in)
-    assert ours <= set(task_manager(include_defaults=True).all_tasks)
+    everything = task_manager(include_defaults=True).all_tasks
+    assert ours <= set(everything)
+    with pytest.raises(HallubenchError, match="did you mean precisewikiqa"):
+        check_tasks(["precisewikqa"], everything)
+    with pytest.raises(HallubenchError, match=r"^unknown task 'nosuch_task_at_all' \(list them"):
+        check_tasks(["nosuch_task_at_all"], everything)
 
 
 def test_dataset_cards_record_what_regenerates_the_set(tmp_path):
