@@ -231,6 +231,10 @@ def _report(args: argparse.Namespace) -> int:
     rows = load_results(sources)
     groups, trial_notes = trial_groups(rows, [Path(p) for p in args.trials or []])
     attach_set_spread(groups)  # the set's spread beside the run and judge spreads on each row's spread line
+    if args.push_results or args.results_dir:
+        from hallubench.hub_results import publish
+
+        publish(rows, args.push_results, args.repo_type, args.results_dir, args.benchmark)
     markdown, csv_text = tables(rows, args.view)
     stable_markdown, stable_csv = stability_tables(groups, trial_notes)
     markdown += f"\n{stable_markdown}" if stable_markdown else ""
@@ -407,6 +411,15 @@ def _add_report(subparsers: argparse._SubParsersAction) -> None:
     compare.add_argument("--trials", action="append", metavar="PARENT",
                          help="a trials folder of generate --trials (repeatable): results on its sets get a stability "
                          "section (docs/stability.md); found by itself beside the sets the results name")
+    hub = compare.add_argument_group("Hub leaderboards (README, publishing results)")
+    hub.add_argument("--push-results", metavar="REPO", help="publish the results to this Hub repo in the Hub's "
+                     ".eval_results format, one commit (token: HF_TOKEN), shown on the benchmark's leaderboards")
+    hub.add_argument("--repo-type", choices=("model", "dataset"), default="model",
+                     help="--push-results REPO is a model repo (one model's results; default) or a leaderboard dataset")
+    hub.add_argument("--results-dir", type=Path, metavar="DIR",
+                     help="write the files --push-results would push under DIR to inspect them (alone: nothing pushed)")
+    hub.add_argument("--benchmark", metavar="REPO@REVISION", help="the Hub release the results were made on (default: "
+                     "the dataset and revision each result records)")
     compare.set_defaults(handler=_report)
 
 

@@ -190,6 +190,7 @@ def _from_lm_eval(data: dict, path: Path) -> list[Row]:
             "judges": metadata.get("hallubench_judges") or {},
             "set": set_label(metadata.get("hallubench_dataset") or {}),
             "dataset": metadata.get("hallubench_dataset") or {},  # location and fingerprint (trials: stability.py)
+            "settings": metadata.get("hallubench_settings") or {},
             "shots": data.get("n-shot", {}).get(task, 0),  # hallubench tasks refuse --num_fewshot
             "date": _date(data.get("date"), path),
             "n": n,
