@@ -32,7 +32,7 @@ async def rubric_item(doc: dict, response: str, judges: JudgeSet) -> dict:
     return {"score": verdict.label, "outcome": verdict.status}
 
 
-THROUGHPUT = Benchmark(name="rubric_throughput", family="benchmarks", paper="", columns=None,
+THROUGHPUT = Benchmark(name="rubric_throughput", family="benchmarks", paper="", column_types={},
                        metrics=(Metric("ok", "rate", True, ""),), judge_item=rubric_item,
                        sample_metrics=lambda record, doc: {"ok": float(record["outcome"] == "ok")})
 

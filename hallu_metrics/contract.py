@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
-
-import datasets
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 from hallu_metrics.stats import Value, breakdown_rows, describe, summarize_values
 
 if TYPE_CHECKING:
+    import datasets
+
     from hallu_metrics.judges.base import Check
     from hallu_metrics.judges.judge_set import JudgeSet
 
@@ -21,6 +22,11 @@ MetricKind = Literal["rate", "score", "count"]
 # over readable verdicts only).
 UNREADABLE_METRIC = "judge_unparseable_rate"
 BreakdownKind = Literal["ordered", "category"]
+
+# A test-set column's type as a declaration writes it, so that declaring a benchmark does not import ``datasets``
+# (its import is most of a `hallubench score` start-up): a dtype name ("string", "int32", "float64"), a one-element
+# list for a list of that type, a dict for a struct. ``Benchmark.columns`` builds the ``datasets.Features``.
+ColumnType = Union[str, list["ColumnType"], dict[str, "ColumnType"]]
 
 # An item's judging chain: (doc, model response, judges) -> a JSON-able record.
 JudgeItem = Callable[[dict, str, "JudgeSet"], Awaitable[dict[str, Any]]]
@@ -85,7 +91,8 @@ def unreadable_share(items: str = "samples", over: str = "N", note: str = "", co
 class Benchmark:
     """Everything a benchmark is, declared once.
 
-    ``columns`` are the test set's columns (the generator's Features extend them); ``doc_columns`` the
+    ``column_types`` are the test set's columns (``columns``: as ``datasets.Features``; the generator's Features extend
+    them); ``doc_columns`` the
     columns of an lm-eval doc when the task's loader transforms rows into docs (HaluEval). ``judge_item``
     is the per-item judging chain; ``sample_metrics`` turns one judged record into per-sample values.
     """
@@ -93,7 +100,7 @@ class Benchmark:
     name: str
     family: str  # folder under lm_eval_tasks/ holding its YAML and README
     paper: str  # citation key + section, e.g. "HalluLens section 3.1"
-    columns: datasets.Features
+    column_types: Mapping[str, ColumnType]
     metrics: tuple[Metric, ...]
     judge_item: JudgeItem
     sample_metrics: Callable[[dict[str, Any], dict], Mapping[str, Value]]
@@ -118,6 +125,11 @@ class Benchmark:
     run_warnings: Callable[[Sequence[dict]], list[str]] | None = None  # lines about a whole judged run (empty evidence)
     outcomes: tuple[str, ...] = ()  # values of the record's "outcome", counted in results
     nullable: tuple[str, ...] = ()  # doc columns that may be null (e.g. difficulty of an unbinned set)
+
+    @cached_property
+    def columns(self) -> datasets.Features:
+        """The test set's columns as ``datasets.Features`` (``datasets`` imported on first use)."""
+        return features(self.column_types)
 
     @property
     def task_names(self) -> tuple[str, ...]:
@@ -158,7 +170,7 @@ class Benchmark:
 
     @property
     def required_doc_columns(self) -> tuple[str, ...]:
-        return self.doc_columns or tuple(self.columns)
+        return self.doc_columns or tuple(self.column_types)
 
     def lm_eval_metric_list(self) -> list[dict[str, Any]]:
         """``metric_list`` for lm-eval: ``mean`` (closed-form stderr) unless samples may not count."""
@@ -215,3 +227,18 @@ def unreadable_banner(task: str, metric: str, share: float | None, items: int, n
         f"{share_text}{failures}).\n[hallubench] They count toward no other metric: every other number is over "
         f"readable verdicts only.\n[hallubench] {advice}\n{bar}\n"
     )
+
+
+def features(column_types: Mapping[str, ColumnType]) -> datasets.Features:
+    """``datasets.Features`` of declared column types (see ``ColumnType``)."""
+    import datasets
+
+    def feature(kind: ColumnType) -> Any:
+        if isinstance(kind, str):
+            return datasets.Value(kind)
+        if isinstance(kind, list):
+            (item,) = kind
+            return datasets.List(feature(item))
+        return {name: feature(inner) for name, inner in kind.items()}
+
+    return datasets.Features({name: feature(kind) for name, kind in column_types.items()})

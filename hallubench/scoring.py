@@ -17,8 +17,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import datasets
-
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.judges import failed_verdicts
 from hallu_metrics.judges.accounting import AccountedJudgeSet, Price, accounting, roles_in_use
@@ -28,7 +26,7 @@ from hallu_metrics.registry import TASKS, benchmark_for_task
 from hallu_metrics.settings import RunSettings, resolve_settings
 from hallubench.errors import HallubenchError
 from hallubench.outputs import MARKER, write_text_atomic
-from hallubench.provenance import dataset_fingerprint, software
+from hallubench.provenance import dataset_fingerprint, records_fingerprint, software
 
 RESULT_SCHEMA_VERSION = 2
 
@@ -143,7 +141,8 @@ def _sample_line(path: Path, number: int, line: str, benchmark: Benchmark) -> Sa
     if nulls:
         raise HallubenchError(f"{path}:{number}: doc fields {nulls} are null")
     for column in benchmark.required_doc_columns:
-        expected = _PYTHON_TYPES.get(getattr(benchmark.columns.get(column), "dtype", None))
+        kind = benchmark.column_types.get(column)
+        expected = _PYTHON_TYPES.get(kind) if isinstance(kind, str) else None
         value = doc[column]
         if expected and value is not None and (not isinstance(value, expected) or isinstance(value, bool)):
             raise HallubenchError(f"{path}:{number}: doc field {column!r} must be {expected[-1].__name__}, got "
@@ -153,10 +152,15 @@ def _sample_line(path: Path, number: int, line: str, benchmark: Benchmark) -> Sa
 
 def read_samples(path: Path, task: str) -> list[Sample]:
     """The lines of an lm-eval ``samples_<task>_*.jsonl`` file, in the test set's order (``doc_id``; a run on
-    several GPUs logs each GPU's docs in turn)."""
+    several GPUs logs each GPU's docs in turn); of an Inspect log, its samples as such lines."""
+    from hallubench.inspect_logs import is_inspect_log, sample_lines  # inspect_ai only when a log is read
+
     benchmark = benchmark_for_task(task)
     if not path.is_file():
         raise HallubenchError(f"samples file not found: {path}")
+    if is_inspect_log(path):
+        lines = [json.dumps(line, ensure_ascii=False) for line in sample_lines(path, task)]
+        return [_sample_line(path, n, line, benchmark) for n, line in enumerate(lines, start=1)]
     if path.suffix == ".json" and _is_results_file(path):
         raise HallubenchError(f"{path} is lm-eval's results file; pass the samples_{task}_*.jsonl written beside it "
                               "with --log_samples")
@@ -212,15 +216,25 @@ def docs_fingerprint(docs: Sequence[dict]) -> str | None:
     ``docs``; None when they are not the rows of one table (different keys or types)."""
     if any(doc.keys() != docs[0].keys() for doc in docs):
         return None
+    plain = records_fingerprint(docs)
+    if plain is not None:
+        return plain
+    import datasets
+
     try:
         return dataset_fingerprint(datasets.Dataset.from_list(list(docs)))
-    except (ValueError, TypeError):  # pyarrow's ArrowInvalid / ArrowTypeError
+    except (ValueError, TypeError, OverflowError):  # pyarrow's ArrowInvalid / ArrowTypeError, ints beyond int64
         return None
 
 
 def run_dataset(samples: Path, task: str) -> dict[str, Any]:
     """Where lm-eval's run took the set from: ``hallubench_dataset`` of ``task`` in the run's results file
-    (``results_<date>.json`` beside ``samples_<task>_<date>.jsonl``), or {} when there is none."""
+    (``results_<date>.json`` beside ``samples_<task>_<date>.jsonl``; an Inspect log's task metadata), or {} when there
+    is none."""
+    from hallubench.inspect_logs import is_inspect_log, run_of
+
+    if is_inspect_log(samples):
+        return dict(run_of(samples).dataset)
     named = _LM_EVAL_SAMPLES.fullmatch(samples.name)
     results = samples.with_name(f"results_{named['date']}.json") if named and named["task"] == task else None
     if results is None or not results.is_file():

@@ -68,3 +68,32 @@ def test_a_reshaping_task_records_its_docs_fingerprint_the_card_states_beside_th
     rows = dataset_fingerprint(datasets.load_from_disk(str(dataset))["test"])
     assert rows != lm_eval and f"`{rows}`" in (dataset / "README.md").read_text(encoding="utf-8")
     assert metadata_load(dataset / "README.md")["hallubench"]["rows_fingerprint"] == rows
+
+
+SCALAR_ROWS = [{"id": f"q{i}", "n": i - 1200, "share": i / 7, "flag": i % 3 == 0, "note": None if i % 5 else "x"}
+               for i in range(2500)]  # three of dataset_fingerprint's batches
+
+
+@pytest.mark.parametrize("rows", [
+    SCALAR_ROWS,
+    [{"id": "a", "n": 1}, {"id": "b", "n": 2.5}],  # int and float: Arrow makes 1 a float
+    [{"id": "a", "info": [{"url": "u", "status_code": 200}]}, {"id": "b", "info": []}],  # nested
+    [{"id": "a", "n": 2**63}],  # beyond int64: Arrow refuses
+    [{"id": "a", "n": 1}, {"id": "b", "n": "1"}],  # int and str: Arrow refuses
+])
+def test_score_fingerprints_docs_as_the_dataset_of_those_rows_would(rows):
+    """``hallubench score`` records the set's fingerprint without building a Dataset where the round trip through
+    Arrow cannot change a value; it must equal what ``dataset_fingerprint`` gives the Dataset of the same rows (or
+    None where Arrow refuses them)."""
+    import datasets
+
+    from hallubench.provenance import records_fingerprint
+    from hallubench.scoring import docs_fingerprint
+
+    try:
+        expected = dataset_fingerprint(datasets.Dataset.from_list(rows))
+    except (ValueError, TypeError, OverflowError):
+        expected = None
+    assert docs_fingerprint(rows) == expected
+    assert records_fingerprint(rows) in (expected, None)
+    assert (records_fingerprint(rows) is not None) == (rows is SCALAR_ROWS)

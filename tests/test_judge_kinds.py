@@ -53,7 +53,7 @@ def test_scorer_judge_batches_concurrent_items_and_caches_scores(tmp_path):
         name="toy",
         family="toy",
         paper="",
-        columns=None,
+        column_types={},
         judge_item=judge_item,
         metrics=(Metric("supported_rate", "rate", True, ""),),
         sample_metrics=lambda record, doc: {"supported_rate": float(record["supported"])},

@@ -38,7 +38,7 @@ def test_plots_difficulty_bins_and_categories_including_empty_rates(tmp_path):
 def test_scores_print_on_their_own_scale_not_as_percent():
     """A 1-5 score mean prints as 3.50, not 350.00, and its header names the scale."""
     score = Metric("rubric_score", "score", True, "mean rubric score", scale=(1, 5))
-    bench = Benchmark(name="toy", family="toy", paper="", columns=None, metrics=(score,), judge_item=None,
+    bench = Benchmark(name="toy", family="toy", paper="", column_types={}, metrics=(score,), judge_item=None,
                       sample_metrics=lambda record, doc: {"rubric_score": record["s"]},
                       breakdowns=(Breakdown("kind", "category", "type"),))
     result = bench.summarize([{"s": 3}, {"s": 4}], [{"kind": "a"}, {"kind": "b"}])

@@ -20,7 +20,7 @@ from typing import Any
 
 import datasets
 
-from hallu_metrics.faithfulness import COLUMNS, STEPS
+from hallu_metrics.faithfulness import RUBRIC_TASK, STEPS
 from hallubench.errors import HallubenchError
 from hallubench.seeding import seeded_rng
 from hallubench_generators.faithfulness.card import card_for
@@ -34,7 +34,7 @@ from hallubench_generators.publishing import CardInfo
 PERTURBATIONS = ("llm", "rules")
 CLIENT_OPTION = "generator"  # the rewriting model (--perturbation llm); None without --generator
 FEATURES = datasets.Features({
-    **COLUMNS,
+    **RUBRIC_TASK.columns,
     "source_index": datasets.Value("int64"),
     "sentence_index": datasets.Value("int64"),  # -1 for multi-sentence hypotheses
     "hallucinated_sentences": datasets.Sequence(datasets.Value("int64")),

@@ -20,8 +20,6 @@ checks in ``checks``, the chain and the official replay in ``chain``, metrics in
 
 from __future__ import annotations
 
-import datasets
-
 from hallu_metrics.anah.chain import judge_item
 from hallu_metrics.anah.checks import (
     FACTS,
@@ -64,13 +62,12 @@ __all__ = [
     "response_outcome", "sample_metrics", "sentence_summary", "split_answer", "to_docs",
 ]
 
-_TEXT = datasets.Value("string")
 
 BENCHMARK = Benchmark(
     name="anah_v2_ref",
     family="hallulens_intrinsic",
     paper="ANAH-v2 (Gu et al., 2024); HalluLens (Bang et al., 2025) section 4.2",
-    columns=datasets.Features({"question": _TEXT, "document": _TEXT, "language": _TEXT}),
+    column_types={"question": "string", "document": "string", "language": "string"},
     doc_columns=("id", "question", "document", "language", "prompt"),
     to_docs=to_docs,
     metrics=(

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import datasets
+from typing import TYPE_CHECKING, Any
 
 from hallu_metrics.anah.prompts import ANSWER_PROMPTS
 from hallubench.errors import HallubenchError
+
+if TYPE_CHECKING:
+    import datasets
 
 OFFICIAL_URL = "https://media.githubusercontent.com/media/open-compass/ANAH/main/eval/anah_v2/question_document.jsonl"
 OFFICIAL_FILE = "question_document.jsonl"
@@ -19,6 +20,7 @@ LANGUAGES = ("en", "zh")
 
 def to_docs(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dataset:
     """Docs with the answering prompt in the question's language (``en`` or ``zh``)."""
+    import datasets
     docs = []
     for i, row in enumerate(rows):
         language = str(row["language"]).strip().lower()

@@ -16,8 +16,6 @@ per-sample metrics in ``metrics``, loaders and docs in ``data``; the ``evaluate`
 
 from __future__ import annotations
 
-import datasets
-
 from hallu_metrics.contract import Benchmark, Breakdown, Metric
 from hallu_metrics.faitheval.chain import judge_choice, keyword_judge, read_choice_reply, read_keyword_reply
 from hallu_metrics.faitheval.data import choice_docs, keyword_docs, read_official_for
@@ -44,7 +42,6 @@ _KEYWORD_METRICS = (
     Metric("accuracy_strict", "rate", True, "replies with the task's single keyword, as a whole word / N"),
     Metric("accuracy_strict_official", "rate", True, "the same with the reference's substring matching"),
 )
-_TEXT = datasets.Value("string")
 
 
 def _keyword_benchmark(task: KeywordTask) -> Benchmark:
@@ -52,7 +49,7 @@ def _keyword_benchmark(task: KeywordTask) -> Benchmark:
         name=f"faitheval_{task.name}",
         family="hallulens_intrinsic",
         paper=_PAPER,
-        columns=datasets.Features({"question": _TEXT, "context": _TEXT}),
+        column_types={"question": "string", "context": "string"},
         doc_columns=("id", "subset", "prompt"),
         to_docs=keyword_docs(task),
         metrics=_KEYWORD_METRICS,
@@ -73,8 +70,8 @@ COUNTERFACTUAL = Benchmark(
     name="faitheval_counterfactual",
     family="hallulens_intrinsic",
     paper=_PAPER,
-    columns=datasets.Features({"question": _TEXT, "context": _TEXT, "answerKey": _TEXT,
-                               "choices": {"label": datasets.Sequence(_TEXT), "text": datasets.Sequence(_TEXT)}}),
+    column_types={"question": "string", "context": "string", "answerKey": "string",
+                  "choices": {"label": ["string"], "text": ["string"]}},
     doc_columns=("id", "subset", "prompt", "choice_labels", "choice_texts", "answer_key"),
     to_docs=choice_docs,
     metrics=(

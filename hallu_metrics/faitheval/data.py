@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import datasets
+from typing import TYPE_CHECKING, Any
 
 from hallu_metrics.faitheval.prompts import KeywordTask, choice_prompt, keyword_prompt
 from hallubench.errors import HallubenchError
+
+if TYPE_CHECKING:
+    import datasets
 
 HUB_IDS = {
     "unanswerable": "Salesforce/FaithEval-unanswerable-v1.0",
@@ -32,6 +33,7 @@ def _row_id(row: Mapping[str, Any], index: int) -> str:
 def keyword_docs(task: KeywordTask):
     def to_docs(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dataset:
         """Docs with the prompt; ``subset`` (the source QA dataset) kept for the breakdown when present."""
+        import datasets
         return datasets.Dataset.from_list([
             {"id": _row_id(row, i), "subset": str(row.get("subset") or ""),
              "prompt": keyword_prompt(task, row["context"], row["question"])}
@@ -43,6 +45,7 @@ def keyword_docs(task: KeywordTask):
 
 def choice_docs(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dataset:
     """Docs with the multiple-choice prompt, the option labels / texts and the context's answer key."""
+    import datasets
     docs = []
     for i, row in enumerate(rows):
         labels, texts = _choices(row)
@@ -57,6 +60,7 @@ def read_official_for(task: str):
     def read_official(location: str | None) -> list[dict[str, Any]]:
         """The Hub test split (``location`` None), or the parquet / JSON-lines files of a folder (e.g. a
         snapshot of the Hub repository, whose ``data/`` holds ``test-*.parquet``)."""
+        import datasets
         if location is None:
             return datasets.load_dataset(HUB_IDS[task], split="test").to_list()
         folder = Path(location)

@@ -32,7 +32,7 @@ from typing import Any
 from hallu_metrics.contract import UNREADABLE_METRIC, Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.faithfulness.baseline import BaselineScores, baseline_rule, baseline_scores
 from hallu_metrics.faithfulness.chain import BASELINE_KEY, judge_baseline, judge_hhem, judge_reply, read_reply
-from hallu_metrics.faithfulness.data import COLUMNS, rubric_docs
+from hallu_metrics.faithfulness.data import COLUMN_TYPES, rubric_docs
 from hallu_metrics.faithfulness.metrics import (
     OUTCOMES,
     STEPS,
@@ -46,7 +46,8 @@ from hallu_metrics.faithfulness.rubric import RUBRIC, faithfulness_check, parse_
 from hallu_metrics.scorers import HHEM_MODEL_ID
 
 __all__ = [
-    "BASELINE", "BASELINE_KEY", "BENCHMARKS", "COLUMNS", "DEFAULT_RUBRIC", "HHEM", "RUBRIC", "RUBRIC_TASK", "STEPS",
+    "BASELINE", "BASELINE_KEY", "BENCHMARKS", "COLUMN_TYPES", "DEFAULT_RUBRIC", "HHEM", "RUBRIC", "RUBRIC_TASK",
+    "STEPS",
     "TYPES", "BaselineScores", "baseline_rule", "baseline_scores", "expected_score", "faithfulness_check",
     "load_rubric", "parse_rubric_score", "progression_summary", "read_reply", "rubric_check", "rubric_messages",
     "rubric_prompt",
@@ -71,7 +72,8 @@ _BREAKDOWNS = (
 
 def _benchmark(name: str, judge_item, **kwargs: Any) -> Benchmark:
     return Benchmark(
-        name=name, family="faithfulness", paper=PAPER, columns=COLUMNS, metrics=_METRICS, judge_item=judge_item,
+        name=name, family="faithfulness", paper=PAPER, column_types=COLUMN_TYPES, metrics=_METRICS,
+        judge_item=judge_item,
         sample_metrics=sample_metrics, breakdowns=_BREAKDOWNS, headline=("residual", "score", UNREADABLE_METRIC),
         generator="faithfulness", evaluate_module="faithfulness_rubric", extra_summary=progression_summary,
         outcomes=OUTCOMES, **kwargs,
@@ -79,7 +81,7 @@ def _benchmark(name: str, judge_item, **kwargs: Any) -> Benchmark:
 
 
 RUBRIC_TASK = _benchmark("faithfulness_rubric", judge_reply, tasks=("faithfulness_rubric", "faithfulness_rubric_so"),
-                         judge_roles=(), answer_readers=(parse_rubric_score,), doc_columns=(*COLUMNS, "prompt"),
+                         judge_roles=(), answer_readers=(parse_rubric_score,), doc_columns=(*COLUMN_TYPES, "prompt"),
                          to_docs=rubric_docs,
                          options={"rubric": None})
 HHEM = _benchmark("faithfulness_hhem", judge_hhem, checks=(RUBRIC,),

@@ -4,24 +4,24 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import datasets
+from typing import TYPE_CHECKING, Any
 
 from hallu_metrics.faithfulness.prompts import load_rubric, rubric_prompt
 from hallu_metrics.settings import task_setting
 from hallubench.errors import HallubenchError
 
-_STRING = datasets.Value("string")
-COLUMNS = datasets.Features({
-    "id": _STRING,
-    "reference": _STRING,
-    "hypothesis": _STRING,
-    "type": _STRING,
-    "hallucinated_share": datasets.Value("float64"),
-    "expected_score": datasets.Value("float64"),
-    "progression_kind": _STRING,
-})
+if TYPE_CHECKING:
+    import datasets
+
+COLUMN_TYPES = {
+    "id": "string",
+    "reference": "string",
+    "hypothesis": "string",
+    "type": "string",
+    "hallucinated_share": "float64",
+    "expected_score": "float64",
+    "progression_kind": "string",
+}
 
 
 def rubric_docs(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dataset:

@@ -10,8 +10,6 @@ per-sample metrics in ``metrics``, items and docs in ``data``; the ``evaluate`` 
 
 from __future__ import annotations
 
-import datasets
-
 from hallu_metrics.contract import Benchmark, Breakdown, Metric
 from hallu_metrics.halueval.chain import judge_item, read_reply
 from hallu_metrics.halueval.data import build_items, items_of
@@ -40,7 +38,7 @@ def _benchmark(spec: TaskSpec) -> Benchmark:
         name=name,
         family="halueval",
         paper="HaluEval (Li et al., 2023) section 3, Table 6",
-        columns=datasets.Features({c: datasets.Value("string") for c in spec.columns}),
+        column_types=dict.fromkeys(spec.columns, "string"),
         doc_columns=("id", "label", "candidate", "pattern", "prompt"),
         to_docs=items_of,
         metrics=_METRICS,

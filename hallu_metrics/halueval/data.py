@@ -4,12 +4,13 @@ human-labelled record, with the recognition prompt; the lm-eval docs."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
-
-import datasets
+from typing import TYPE_CHECKING, Any
 
 from hallu_metrics.halueval.prompts import NO, TASKS, YES, TaskSpec, recognition_prompt
 from hallubench.seeding import seeded_rng
+
+if TYPE_CHECKING:
+    import datasets
 
 PAIRINGS = ("draw", "both")  # paper: one of the two answers drawn per record; variant: both judged
 DRAW_SEED = 0  # the official evaluation draws unseeded; we seed it (docs/halueval.md)
@@ -65,6 +66,7 @@ def _judged(spec: TaskSpec, record: dict[str, Any]) -> list[tuple[str, str, str]
 def items_of(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dataset:
     """lm-eval docs from a HaluEval set's rows (``dataset_kwargs``: halueval_task, halueval_variant,
     halueval_pairing, halueval_seed)."""
+    import datasets
     items = build_items(
         options["halueval_task"],
         rows.to_list(),

@@ -13,8 +13,6 @@ are the shared ``hallu_metrics.scorers``.
 
 from __future__ import annotations
 
-import datasets
-
 from hallu_metrics.contract import Benchmark, Metric, unreadable_share
 from hallu_metrics.faithfulness import RUBRIC
 from hallu_metrics.hhem_summarization.chain import judge_item, summary_record
@@ -31,7 +29,7 @@ BENCHMARK = Benchmark(
     name=NAME,
     family="hallulens_intrinsic",
     paper="HalluLens (Bang et al., 2025) section 4.1; Vectara hallucination leaderboard",
-    columns=datasets.Features({"source": datasets.Value("string")}),
+    column_types={"source": "string"},
     doc_columns=("id", "source", "prompt"),
     to_docs=to_docs,
     metrics=(

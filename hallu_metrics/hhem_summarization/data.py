@@ -8,15 +8,16 @@ import csv
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import datasets
+from typing import TYPE_CHECKING, Any
 
 from hallu_metrics.hhem_summarization.checks import DEFAULT_SCORER_SPEC, NAME
 from hallu_metrics.hhem_summarization.prompts import PROMPT
 from hallu_metrics.scorers import FLAN_T5_BASE_ID, FLAN_T5_BASE_REVISION, HHEM_2_1_REVISION, HHEM_MODEL_ID
 from hallu_metrics.settings import task_setting
 from hallubench.errors import HallubenchError
+
+if TYPE_CHECKING:
+    import datasets
 
 LEADERBOARD_REPO = "vectara/leaderboard_results"  # Hub dataset with every model's leaderboard summaries
 LEADERBOARD_FILE = "leaderboard_summaries.csv"  # columns include source, summary, model
@@ -48,6 +49,7 @@ def check_scorer(options: Mapping[str, Any]) -> None:
 def to_docs(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dataset:
     """One doc per distinct source document (a leaderboard summaries file repeats each per model), in file order,
     with the summarisation prompt."""
+    import datasets
     check_scorer(options)
     ids = rows["id"] if "id" in rows.column_names else range(len(rows))
     docs: dict[str, dict[str, str]] = {}

@@ -18,8 +18,6 @@ docs with K (``data``); the ``evaluate`` module is ``hallulens_longwiki/``.
 
 from __future__ import annotations
 
-import datasets
-
 from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.longform.claims import CLAIM_EXTRACTION
 from hallu_metrics.longform.refusal import KNOWLEDGEABLE
@@ -45,13 +43,7 @@ BENCHMARK = Benchmark(
     name="longwiki",
     family="hallulens",
     paper="HalluLens (Bang et al., 2025) section 3.2",
-    columns=datasets.Features({
-        "id": datasets.Value("string"),
-        "prompt": datasets.Value("string"),
-        "title": datasets.Value("string"),
-        "reference": datasets.Value("string"),
-        "level": datasets.Value("int32"),
-    }),
+    column_types={"id": "string", "prompt": "string", "title": "string", "reference": "string", "level": "int32"},
     metrics=(
         Metric("false_refusal_rate", "rate", False, "refused responses / judged responses", conditional=True),
         Metric("recall_at_k", "rate", True, "mean of min(supported / K, 1) over responses with claims (K=32 default)",

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import datasets
+from typing import TYPE_CHECKING, Any
 
 from hallu_metrics.longform.knowledge import KnowledgeStore
 from hallu_metrics.longwiki.options import TASK, claim_k, evidence_settings
 from hallu_metrics.settings import task_setting
+
+if TYPE_CHECKING:
+    import datasets
 
 
 def with_k(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dataset:

@@ -10,8 +10,6 @@ the ``evaluate`` module (both test sets) is ``hallulens_nonexistent_refusal/``.
 
 from __future__ import annotations
 
-import datasets
-
 from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.nonexistent_refusal.chain import judge_item
 from hallu_metrics.nonexistent_refusal.checks import DOES_BELIEVE
@@ -30,18 +28,17 @@ _COMMON = dict(
     checks=(DOES_BELIEVE,), sample_metrics=sample_metrics, evaluate_module="hallulens_nonexistent_refusal",
     outcomes=OUTCOMES,
 )
-_STRING = datasets.Value("string")
 
 MIXED = Benchmark(
     name="mixedentities",
-    columns=datasets.Features({c: _STRING for c in ("id", "name", "domain", "type", "prompt")}),
+    column_types=dict.fromkeys(("id", "name", "domain", "type", "prompt"), "string"),
     breakdowns=(_DOMAIN,),
     generator="mixedentities",
     **_COMMON,
 )
 GENERATED = Benchmark(
     name="generatedentities",
-    columns=datasets.Features({c: _STRING for c in ("id", "name", "type", "domain", "place", "place_tier", "prompt")}),
+    column_types=dict.fromkeys(("id", "name", "type", "domain", "place", "place_tier", "prompt"), "string"),
     breakdowns=(_DOMAIN, Breakdown("place_tier", "ordered", "place frequency tier", order=("high", "mid", "low"))),
     generator="generatedentities",
     nullable=("place", "place_tier"),

@@ -6,8 +6,6 @@ The test set's loaders are in ``data``."""
 
 from __future__ import annotations
 
-import datasets
-
 from hallu_metrics import short_answer_qa as qa
 from hallu_metrics.contract import Benchmark, Breakdown
 from hallu_metrics.popqa.data import popularity_bin, read_official, to_docs
@@ -18,8 +16,7 @@ BENCHMARK = Benchmark(
     **qa.GRADED_BENCHMARK,
     name="popqa_hallu",
     paper="PopQA (Mallen et al., 2023); HalluLens (Bang et al., 2025) section 5.2",
-    columns=datasets.Features({"question": datasets.Value("string"), "possible_answers": datasets.Value("string"),
-                               "s_pop": datasets.Value("int64"), "prop": datasets.Value("string")}),
+    column_types={"question": "string", "possible_answers": "string", "s_pop": "int64", "prop": "string"},
     doc_columns=("id", "question", "golds", "prop", "s_pop", "popularity_bin"),
     to_docs=to_docs,
     breakdowns=(Breakdown("popularity_bin", "ordered", "popularity bin: floor(log10 s_pop), 0 = least popular"),

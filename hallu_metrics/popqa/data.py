@@ -7,11 +7,12 @@ import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import datasets
+from typing import TYPE_CHECKING, Any
 
 from hallubench.errors import HallubenchError
+
+if TYPE_CHECKING:
+    import datasets
 
 HUB_ID = "akariasai/PopQA"
 
@@ -42,6 +43,7 @@ def parse_answers(value: str | list[str], row: int) -> list[str]:
 
 def to_docs(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dataset:
     """Docs: question, gold answers, relation (``prop``), popularity and its log10 bin."""
+    import datasets
     docs = []
     for i, row in enumerate(rows):
         try:
@@ -57,6 +59,7 @@ def to_docs(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Data
 def read_official(location: str | None) -> list[dict[str, Any]]:
     """The Hub test split (``location`` None) or the parquet / JSON-lines / TSV files of a folder (a snapshot of
     the Hub repository, or the authors' ``test.tsv``)."""
+    import datasets
     if location is None:
         return datasets.load_dataset(HUB_ID, split="test").to_list()
     builders = {".parquet": "parquet", ".jsonl": "json", ".tsv": "csv"}

@@ -6,8 +6,6 @@ Prompts in ``prompts``, checks in ``checks``, the judging chain (section 3.1.2) 
 
 from __future__ import annotations
 
-import datasets
-
 from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.precisewikiqa.chain import judge_item
 from hallu_metrics.precisewikiqa.checks import ABSTENTION, CORRECTNESS, CORRECTNESS_LABELS
@@ -19,16 +17,8 @@ BENCHMARK = Benchmark(
     name="precisewikiqa",
     family="hallulens",
     paper="HalluLens (Bang et al., 2025) section 3.1",
-    columns=datasets.Features(
-        {
-            "id": datasets.Value("string"),
-            "question": datasets.Value("string"),
-            "answer": datasets.Value("string"),
-            "title": datasets.Value("string"),
-            "reference": datasets.Value("string"),
-            "difficulty": datasets.Value("int32"),
-        }
-    ),
+    column_types={"id": "string", "question": "string", "answer": "string", "title": "string", "reference": "string",
+                  "difficulty": "int32"},
     metrics=(
         Metric("false_refusal_rate", "rate", False, "abstained / judged (samples with readable verdicts)",
                conditional=True),

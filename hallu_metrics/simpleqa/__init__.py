@@ -5,21 +5,18 @@ loaders are in ``data``."""
 
 from __future__ import annotations
 
-import datasets
-
 from hallu_metrics import short_answer_qa as qa
 from hallu_metrics.contract import Benchmark, Breakdown
 from hallu_metrics.simpleqa.data import OFFICIAL_FILE, read_official, to_docs
 
 __all__ = ["BENCHMARK", "OFFICIAL_FILE", "read_official", "to_docs"]
 
-_TEXT = datasets.Value("string")
 
 BENCHMARK = Benchmark(
     **qa.GRADED_BENCHMARK,
     name="simpleqa_hallu",
     paper="SimpleQA (Wei et al., 2024); HalluLens (Bang et al., 2025) section 5.2",
-    columns=datasets.Features({"metadata": _TEXT, "problem": _TEXT, "answer": _TEXT}),
+    column_types={"metadata": "string", "problem": "string", "answer": "string"},
     doc_columns=("id", "question", "answer", "golds", "topic", "answer_type"),
     to_docs=to_docs,
     breakdowns=(Breakdown("topic", "category", "topic"), Breakdown("answer_type", "category", "answer type")),

@@ -7,11 +7,12 @@ import ast
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import datasets
+from typing import TYPE_CHECKING, Any
 
 from hallubench.errors import HallubenchError
+
+if TYPE_CHECKING:
+    import datasets
 
 OFFICIAL_URL = "https://openaipublic.blob.core.windows.net/simple-evals/simple_qa_test_set.csv"
 OFFICIAL_FILE = "simple_qa_test_set.csv"
@@ -37,6 +38,7 @@ def parse_metadata(text: str | Mapping[str, Any] | None, row: int) -> dict[str, 
 
 def to_docs(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Dataset:
     """Docs: question, gold answer (as the one-element ``golds`` list the grader reads), topic, answer type."""
+    import datasets
     docs = []
     for i, row in enumerate(rows):
         meta = parse_metadata(row["metadata"], i)
@@ -50,6 +52,7 @@ def to_docs(rows: datasets.Dataset, options: Mapping[str, Any]) -> datasets.Data
 def read_official(location: str | None) -> list[dict[str, Any]]:
     """The public test set: downloaded once from simple-evals' blob (``location`` None) or read from a folder
     holding ``simple_qa_test_set.csv``. (A single .csv file is read by the shared loader.)"""
+    import datasets
     from datasets.utils.file_utils import cached_path
 
     if location is None:

@@ -11,8 +11,6 @@ and breakdowns in ``metrics``; the ``evaluate`` module is ``wildhallucinations/`
 
 from __future__ import annotations
 
-import datasets
-
 from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.longform.atomic_facts import ATOMIC_FACTS
 from hallu_metrics.longform.refusal import KNOWLEDGEABLE
@@ -38,14 +36,8 @@ BENCHMARK = Benchmark(
     name="wildhallucinations",
     family="wildhallucinations",
     paper="WildHallucinations (Zhao et al., 2024) sections 2.3 and 4",
-    columns=datasets.Features({
-        "entity": datasets.Value("string"),
-        "perplexity": datasets.Value("float64"),
-        "info": datasets.List(
-            {"status_code": datasets.Value("int64"), "text": datasets.Value("string"), "url": datasets.Value("string")}
-        ),
-        "category": datasets.Value("string"),
-    }),
+    column_types={"entity": "string", "perplexity": "float64",
+                  "info": [{"status_code": "int64", "text": "string", "url": "string"}], "category": "string"},
     metrics=(
         Metric("wildfactscore", "rate", True, "supported facts / facts, mean over responses that do not abstain",
                conditional=True, proportion=False),

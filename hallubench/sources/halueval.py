@@ -7,8 +7,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from datasets.utils.file_utils import cached_path
-
 from hallubench.errors import HallubenchError
 from hallubench.sources.tables import read_json_records
 
@@ -18,6 +16,8 @@ OFFICIAL_URL = "https://raw.githubusercontent.com/RUCAIBox/HaluEval/main/data/{t
 def official_file(task: str, location: str | None) -> str:
     """A local file for ``task``: the given file, the task's file in the given folder, or the cached download."""
     if location is None:
+        from datasets.utils.file_utils import cached_path
+
         url = OFFICIAL_URL.format(task=task)
         try:
             return cached_path(url)
