@@ -14,6 +14,8 @@ from hallubench.backends.client import CALL_ROLE, CallStats
 
 PER_TOKENS = 1_000_000  # prices are USD per million tokens, as providers list them
 ALL_ROLES = "judge"  # a price under this role applies to every role without its own
+BATCH_KIND = "openai-batch"
+BATCH_DISCOUNT = 0.5  # what OpenAI's (and most providers') Batch API takes off the list price
 
 
 @dataclass(frozen=True)
@@ -30,13 +32,24 @@ class Price:
 
 def price_for(role: str, spec: str, prices: Mapping[str, Price]) -> Price | None:
     """The price of ``role`` served by ``spec``: the role's own entry, then the spec's, then its model name's, then
-    the ``judge`` entry (every role)."""
+    the ``judge`` entry (every role). A Batch API judge (``openai-batch:``) takes a ``batch:MODEL`` entry (the
+    provider's batch price) before the others, which it pays less ``BATCH_DISCOUNT``."""
     model = next((part.partition("=")[2] for part in spec.partition(":")[2].split(",") if part.startswith("model=")),
                  None)
+    batch = spec.startswith(BATCH_KIND + ":")
+    if batch and f"batch:{model}" in prices:
+        return prices[f"batch:{model}"]
     for key in (role, spec, model, ALL_ROLES):
         if key is not None and key in prices:
-            return prices[key]
+            price = prices[key]
+            return Price(price.input * (1 - BATCH_DISCOUNT), price.output * (1 - BATCH_DISCOUNT),
+                         f"{price.source}, less the {BATCH_DISCOUNT:.0%} batch discount") if batch else price
     return None
+
+
+def batch_spec(spec: str) -> str:
+    """The Batch API twin of a realtime ``openai:`` spec (``plan`` prices both)."""
+    return BATCH_KIND + spec.removeprefix("openai") if spec.startswith("openai:") else spec
 
 
 class RoleJudge:
