@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, ScoreReducer, Target, metric, score_reducer, scorer
 from inspect_ai.solver import TaskState
 
 from hallu_metrics.contract import Benchmark
@@ -21,7 +21,7 @@ from hallu_metrics.judges.accounting import AccountedJudgeSet
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.pipeline import judge_one
 from hallu_metrics.settings import RunSettings
-from hallu_metrics.stats import summarize_values
+from hallu_metrics.stats import describe, summarize_values
 from hallubench.inspect_tasks import RECORD_KEY
 
 
@@ -63,6 +63,22 @@ def hallubench_metrics(benchmark: Benchmark) -> Metric:
         return compute
 
     return metrics()
+
+
+@score_reducer(name="hallubench_epoch_mean")
+def epoch_mean() -> ScoreReducer:
+    """A sample's scores over epochs as one: each metric's mean over the epochs it is defined in (None in none: a
+    conditional metric's undefined value is no 0, as Inspect's ``mean`` reducer would make it); the first epoch's
+    record."""
+
+    def reduce(scores: list[Score]) -> Score:
+        values = [s.value for s in scores if isinstance(s.value, Mapping)]
+        keys = dict.fromkeys(key for value in values for key in value)
+        first = scores[0]
+        return Score(value={key: describe([value.get(key) for value in values])[0] for key in keys},
+                     answer=first.answer, explanation=first.explanation, metadata=first.metadata)
+
+    return reduce
 
 
 def judge_scorer(benchmark: Benchmark, task: str, specs: Mapping[str, str], settings: RunSettings) -> Scorer:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from inspect_ai import Task, task
+from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
@@ -24,7 +24,7 @@ from hallu_metrics.registry import TASKS, benchmark_for_task
 from hallu_metrics.settings import RunSettings, resolve_settings, setting_keys
 from hallubench.errors import HallubenchError
 from hallubench.inspect_tasks import DATASET_KEY, SETTINGS_KEY, grader
-from hallubench.inspect_tasks.judging import judge_scorer
+from hallubench.inspect_tasks.judging import epoch_mean, judge_scorer
 from hallubench.inspect_tasks.task_config import task_config
 from hallubench.provenance import dataset_fingerprint
 from hallubench_tasks.dataset_loading import load
@@ -68,7 +68,8 @@ def benchmark_task(name: str, options: Mapping[str, Any]) -> Task:
     samples = [Sample(id=i, input=config.prompt(doc), target=config.target(doc), metadata=doc)
                for i, doc in enumerate(docs)]
     return Task(dataset=MemoryDataset(samples, name=name), solver=generate(),
-                scorer=judge_scorer(benchmark, name, specs, settings), metadata=metadata,
+                scorer=judge_scorer(benchmark, name, specs, settings), epochs=Epochs(1, epoch_mean()),
+                metadata=metadata,
                 config=GenerateConfig(temperature=config.temperature, max_tokens=config.max_tokens))
 
 
