@@ -1,7 +1,8 @@
 """Import weight of the CLI, a property of the process (so each check runs in a fresh interpreter): `hallubench --help`
 loads no heavy library, and `hallubench score` none that scoring does not use: no ML stack, lm-eval, plotting or
 jsonschema, no ``datasets`` (the benchmarks' columns are declared without it and a set of scalar columns is
-fingerprinted without building a Dataset), and with the rule judge no HTTP client either."""
+fingerprinted without building a Dataset), no ``inspect_ai`` (imported only when an Inspect log is scored), and with
+the rule judge no HTTP client either."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 from loopback import LoopbackChatServer
 
 NEVER = ("torch", "transformers", "sentence_transformers", "spacy", "sklearn", "scipy", "matplotlib", "lm_eval",
-         "jsonschema", "datasets", "pandas", "pyarrow")
+         "jsonschema", "datasets", "pandas", "pyarrow", "inspect_ai")
 NOT_FOR_RULE_SCORE = (*NEVER, "httpx", "tenacity")
 NOT_FOR_HELP = NOT_FOR_RULE_SCORE
 
