@@ -319,7 +319,8 @@ def _add_score(subparsers: argparse._SubParsersAction) -> None:
         type=Path,
         metavar="PATH",
         help="lm-eval's samples_<TASK>_<date>.jsonl (written with --log_samples), or folders holding it (searched "
-        "recursively, e.g. out/); several files or folders may be given (a shell glob) but they must come down to "
+        "recursively, e.g. out/), or an Inspect log (.eval, .json) of `inspect eval hallubench/<TASK>`; several "
+        "files or folders may be given (a shell glob) but they must come down to "
         "one run of --task: several runs are refused, listed newest first, unless --generation-runs",
     )
     given.add_argument(
@@ -398,8 +399,8 @@ def _add_report(subparsers: argparse._SubParsersAction) -> None:
         help="compare models: one table per benchmark (markdown + CSV) and plots",
         description="Tables and comparison plots from RESULT.json / lm-eval results files.",
     )
-    compare.add_argument("results", nargs="*", help="hallubench score RESULT.json files or lm-eval results_*.json "
-                         "(optional with --paper)")
+    compare.add_argument("results", nargs="*", help="hallubench score RESULT.json files, lm-eval results_*.json or "
+                         "Inspect logs (.eval, .json) of hallubench's Inspect tasks (optional with --paper)")
     compare.add_argument("--paper", metavar="BENCH", help="print a paper's published table for BENCH (e.g. "
                          "precisewikiqa, halueval) with your results for the same models beside it; --out writes "
                          "paper.md")

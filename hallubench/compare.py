@@ -282,9 +282,15 @@ def _check_shape(data: Any, schema: dict[str, Any], path: Path, kind: str) -> No
 
 
 def load_results(paths: list[Path]) -> list[Row]:
-    """One row per (model, task) from every file; one-line errors for unreadable files."""
+    """One row per (model, task) from every file (lm-eval results, score results, Inspect logs); one-line errors for
+    unreadable files."""
+    from hallubench.inspect_logs import is_inspect_log, result_of  # inspect_ai only when a log is given
+
     rows: list[Row] = []
     for path in paths:
+        if is_inspect_log(path):  # an Inspect log of a hallubench task: summarised from its verdicts
+            rows.append(_from_score(result_of(path), path))
+            continue
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

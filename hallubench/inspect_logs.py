@@ -98,3 +98,21 @@ def sample_lines(path: Path, task: str) -> list[dict[str, Any]]:
             "filtered_resps": [json.dumps(record, ensure_ascii=False)] if record is not None else [],
             "target": sample.target, **values, "metrics": list(values)})
     return lines
+
+
+def result_of(path: Path) -> dict[str, Any]:
+    """The log in `hallubench score`'s result shape, from the verdicts it holds (no judge is called: an item without
+    one counts as unjudged), with the run's model, date and set: what ``hallubench report`` shows of it."""
+    from hallu_metrics.registry import benchmark_for_task
+    from hallubench.scoring import _summary, read_samples, recorded_settings
+
+    run = run_of(path)
+    benchmark = benchmark_for_task(run.task)
+    samples = read_samples(path, run.task)
+    records = [{k: v for k, v in (s.record or {"outcome": "unjudged", "judge": "none"}).items() if k != "settings"}
+               for s in samples]
+    settings = recorded_settings(samples) or {}
+    return {"task": run.task, "benchmark": benchmark.name,
+            **_summary(benchmark, records, [s.doc for s in samples]),
+            "judges": {role: settings[role] for role in benchmark.judge_roles if settings.get(role)},
+            "dataset": dict(run.dataset), "model": run.model, "date": run.date, "samples": str(path)}

@@ -55,8 +55,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "run, set, date, ...), judge steps (the rule judge's reasons, both replies around a reminder turn) and "
         "long-form evidence.")
     view.add_argument("inputs", nargs="+", type=Path, metavar="RUN_DIR_OR_FILES",
-                      help="samples files (any name), score result.json files, or folders searched for "
-                      "samples_<task>_<date>.jsonl and result.json files")
+                      help="samples files (any name), score result.json files, Inspect logs (.eval, .json) of "
+                      "hallubench's Inspect tasks, or folders searched for samples_<task>_<date>.jsonl, result.json "
+                      "files and Inspect logs")
     view.add_argument("--out", required=True, type=Path, help="folder for view.html")
     view.add_argument("--model", help="model name for samples logs that no result names (default: their folder)")
     view.add_argument("--task", help="task of the samples files named on the command line (default: the one their "

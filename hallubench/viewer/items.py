@@ -19,6 +19,7 @@ from hallu_metrics.settings import setting_keys
 from hallu_metrics.wildhallucinations.evidence import page_passages_of
 from hallubench.compare import _date, model_name, set_label
 from hallubench.errors import HallubenchError
+from hallubench.inspect_logs import is_inspect_log, run_of, sample_lines
 from hallubench.outputs import MARKER
 from hallubench.scoring import _LM_EVAL_SAMPLES, _run_time, judged_record, task_of
 
@@ -127,8 +128,17 @@ def find_sources(paths: Iterable[Path], model: str | None = None, task: str | No
     for path in paths:
         if not path.exists():
             raise HallubenchError(f"view: {path} not found")
-        files = sorted(path.rglob("*.json*")) if path.is_dir() else [path]
+        files = sorted([*path.rglob("*.json*"), *path.rglob("*.eval")]) if path.is_dir() else [path]
         for file in files:
+            if is_inspect_log(file):  # an Inspect log names its task, model, set and date
+                try:
+                    run = run_of(file)
+                except HallubenchError:
+                    if path.is_dir():  # another suite's log in the folder
+                        continue
+                    raise
+                found.setdefault(file.resolve(), Source(file, run.task, model or run.model, run.dataset, run.date))
+                continue
             result = _score_result(file) if file.suffix == ".json" else None
             file_task = task_of(file.name) if path.is_dir() or result is not None else (
                 task or task_of(file.name) or _task_of_records(file))
@@ -350,7 +360,9 @@ def gather(sources: Iterable[Source], knowledge: Path | None = None) -> dict[str
             models += [] if source.model in models else [source.model]
             t, m = tasks.index(source.task), models.index(source.model)
             try:
-                lines = source.path.read_text(encoding="utf-8").split("\n")  # lm-eval writes U+2028: no splitlines()
+                lines = ([json.dumps(line) for line in sample_lines(source.path, source.task)]
+                         if is_inspect_log(source.path)
+                         else source.path.read_text(encoding="utf-8").split("\n"))  # lm-eval writes U+2028
             except (OSError, UnicodeDecodeError) as exc:
                 raise HallubenchError(f"view: cannot read {source.path} ({exc})") from exc
             u = len(runs)
