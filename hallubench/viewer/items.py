@@ -250,7 +250,10 @@ def _claims(record: Mapping[str, Any], response: str, evidence: _Evidence) -> li
     for sentence in record.get("sentences", []) if isinstance(record.get("sentences"), list) else []:
         if not isinstance(sentence, Mapping):
             continue
-        for fact in sentence.get("facts", []) or []:
+        facts = sentence.get("facts")  # WildHallucinations' atomic facts; ANAH's "facts" is its first turn's verdict
+        for fact in facts if isinstance(facts, list) else []:
+            if not isinstance(fact, Mapping):
+                continue
             verdict = fact.get("verdict") if isinstance(fact.get("verdict"), Mapping) else {}
             text = str(fact.get("fact", ""))
             passages = [evidence.ref(str(e.get("url")), int(e.get("passage", 0))) for e in fact.get("evidence", [])
