@@ -117,6 +117,7 @@ def _judge_and_write(args: argparse.Namespace, benchmark: Any, flags: dict[str, 
     from hallu_metrics.contract import unreadable_banner
     from hallu_metrics.judges import failed_verdicts
     from hallubench import report
+    from hallubench.budget_caps import check_planned, make_budget, plan_samples, stopped_message
     from hallubench.compare import FROM_DATASET
     from hallubench.costs import summary_lines
     from hallubench.dataset_samples import write_dataset_samples
@@ -130,8 +131,14 @@ def _judge_and_write(args: argparse.Namespace, benchmark: Any, flags: dict[str, 
             raise HallubenchError(f"--generation-runs needs two or more samples files of {args.task}; found {runs[0]}")
         if args.dataset:  # the judge scores each doc itself; the responses stay empty
             write_dataset_samples(args.task, args.dataset, runs[0])
+        budget = make_budget(args.max_calls, args.max_cost, prices)
+        if budget is not None:  # refused before any call when the plan's estimate passes a cap
+            planned = {**flags, "judge": args.judge_panel[0]} if args.judge_panel else flags  # a panel: its first
+            check_planned(plan_samples(args.task, runs[0], planned, prices), budget,
+                          len(runs) * len(args.judge_panel or [None]))
         result, records = score_with_error_bars(
-            args.task, runs, ScoreOptions(flags, args.rejudge, args.retry_unparseable, prices), args.judge_panel or ())
+            args.task, runs, ScoreOptions(flags, args.rejudge, args.retry_unparseable, prices, budget),
+            args.judge_panel or ())
     if args.dataset:
         result["samples"] = f"{args.dataset}{FROM_DATASET}"
         result["dataset"].update(location=args.dataset, revision="unpinned")
@@ -148,6 +155,8 @@ def _judge_and_write(args: argparse.Namespace, benchmark: Any, flags: dict[str, 
         report.plot(result, benchmark, Path(args.plot))
         print(f"[hallubench] plot written to {args.plot}", file=sys.stderr)
     print(f"[hallubench] results written to {args.out}", file=sys.stderr)
+    if result.get("budget", {}).get("stopped"):
+        raise HallubenchError(f"{args.task}: {stopped_message(result['budget'], args.out)}")
     for warning in benchmark.run_warnings(records) if benchmark.run_warnings else ():
         print(f"[hallubench] {args.task}: warning: {warning}", file=sys.stderr)
     too_long = result.get("counts", {}).get("too_long")
@@ -299,6 +308,7 @@ SUBCOMMANDS: dict[str, str] = {  # name -> help, listed by `hallubench --help` w
 def _add_score(subparsers: argparse._SubParsersAction) -> None:
     from hallu_metrics.judges import DEFAULT_JUDGE
     from hallu_metrics.registry import TASKS
+    from hallubench.budget_caps import add_cap_flags
 
     score = subparsers.add_parser(
         "score",
@@ -385,6 +395,7 @@ def _add_score(subparsers: argparse._SubParsersAction) -> None:
         "(default: 0.05); the result is written either way",
     )
     add_price_flags(score)
+    add_cap_flags(score)
     score.add_argument("--model", help="name of the model under test, for tables and plots")
     score.add_argument("--out", required=True, help="RESULT.json to write")
     score.add_argument("--plot", help="also draw the breakdowns to this PNG")

@@ -24,14 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from hallu_metrics.contract import Benchmark
-from hallu_metrics.judges.accounting import Price, price_for
+from hallu_metrics.judges.accounting import BATCH_KIND, Price, batch_spec, price_for
 from hallu_metrics.judges.base import Check, Verdict
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.judges.kinds import SCORER_KINDS, judge_kind, public_spec
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import TASKS, benchmark_for_task
 from hallu_metrics.settings import resolve_settings
-from hallubench.backends import embedded_model_args
+from hallubench.backends import OPENAI_KINDS, embedded_model_args
 from hallubench.backends.cache import default_cache_path
 from hallubench.costs import duration, gather_prices, money
 from hallubench.errors import HallubenchError
@@ -247,6 +247,15 @@ def concurrency_of(spec: str) -> int:
     return int(parse_spec(spec.strip(), ("openai",)).args.get("concurrency", 8))
 
 
+def price_twins(spec: str) -> tuple[tuple[str, str], ...]:
+    """An OpenAI-compatible judge's realtime and Batch API specs (``realtime_cost_usd``, ``batch_cost_usd``): the plan
+    prices both, whichever the run uses (``cost_usd``)."""
+    if judge_kind(spec) not in OPENAI_KINDS:
+        return ()
+    realtime = spec.replace(f"{BATCH_KIND}:", "openai:", 1)
+    return ("realtime_cost_usd", realtime), ("batch_cost_usd", batch_spec(realtime))
+
+
 def make_plan(task: str, docs: Sequence[dict], responses: Sequence[str], flags: Mapping[str, Any],
               claims: float | None = None, prices: Mapping[str, Price] | None = None,
               latency: float | None = None) -> dict[str, Any]:
@@ -275,10 +284,10 @@ def make_plan(task: str, docs: Sequence[dict], responses: Sequence[str], flags: 
             tally = passes[mode].get(role, Tally())
             entry[mode] = {"calls": tally.calls, "prompt_tokens": tally.prompt_tokens,
                            "completion_tokens": tally.completion_tokens}
-        price = price_for(role, entry["spec"], prices or {})
-        if price is not None:
-            for mode in MODES:
-                entry[mode]["cost_usd"] = price.cost(entry[mode]["prompt_tokens"], entry[mode]["completion_tokens"])
+        for key, priced_as in (("cost_usd", entry["spec"]), *price_twins(entry["spec"])):
+            price = price_for(role, priced_as, prices or {})
+            for mode in MODES if price is not None else ():
+                entry[mode][key] = price.cost(entry[mode]["prompt_tokens"], entry[mode]["completion_tokens"])
         if latency is not None:
             for mode in MODES:
                 entry[mode]["seconds"] = entry[mode]["calls"] * latency / entry["concurrency"]
@@ -305,13 +314,16 @@ def _row(name: str, modes: Mapping[str, Mapping[str, float]]) -> str:
     from hallubench.backends.client import short_count
 
     return (f"| {name} | {cell('calls', str)} | {cell('prompt_tokens', short_count)} | "
-            f"{cell('completion_tokens', short_count)} | {cell('seconds', duration)} | {cell('cost_usd', money)} |")
+            f"{cell('completion_tokens', short_count)} | {cell('seconds', duration)} | {cell('cost_usd', money)} | "
+            f"{cell('realtime_cost_usd', money)} | {cell('batch_cost_usd', money)} |")
 
 
 def plan_table(plan: Mapping[str, Any]) -> str:
-    """Markdown: one row per role and the total, each cell ``expected (low-high)``."""
+    """Markdown: one row per role and the total, each cell ``expected (low-high)``; the cost at the judge spec's
+    price, and an OpenAI-compatible judge's cost realtime and through the Batch API."""
     lines = [f"plan for {plan['task']}: {plan['items']} items", "",
-             "| role | calls | prompt tokens | completion tokens | time | cost |", "|---|---:|---:|---:|---:|---:|"]
+             "| role | calls | prompt tokens | completion tokens | time | cost | realtime cost | batch cost |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     lines += [_row(f"{role} ({entry['spec']})", entry) for role, entry in plan["roles"].items()]
     lines.append(_row("**total**", plan["total"]))
     tokenizers = plan["assumptions"].get("tokenizer") or {}

@@ -24,6 +24,7 @@ from hallu_metrics.judges.fingerprint import judge_prompts_hash
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import TASKS, benchmark_for_task
 from hallu_metrics.settings import RunSettings, resolve_settings
+from hallubench.backends.budget import STOPPED, Budget
 from hallubench.errors import HallubenchError
 from hallubench.outputs import MARKER, write_text_atomic
 from hallubench.provenance import dataset_fingerprint, records_fingerprint, software
@@ -200,6 +201,7 @@ class ScoreOptions:
     rejudge: bool = False
     retry_unparseable: bool = False
     prices: Mapping[str, Price] = field(default_factory=dict)
+    budget: Budget | None = None  # --max-calls / --max-cost: the run stops judging at the cap
 
 
 def _reusable(benchmark: Benchmark, settings: RunSettings, options: ScoreOptions,
@@ -318,7 +320,7 @@ def score(task: str, samples_path: Path, options: ScoreOptions | None = None) ->
         check_judgeable(benchmark, settings, task)
         specs = {role: settings[role] for role in benchmark.judge_roles if settings[role]}
         judges = AccountedJudgeSet(specs or {"judge": "none"}, retry_unparseable=options.retry_unparseable,
-                                   settings=settings)
+                                   settings=settings, budget=options.budget)
         start = time.perf_counter()
         try:
             judged = judge_responses(benchmark, [samples[i].response for i in todo], [docs[i] for i in todo], judges,
@@ -345,6 +347,7 @@ def score(task: str, samples_path: Path, options: ScoreOptions | None = None) ->
         "judge_calls": calls,
         "accounting": account,
         "verdicts": {"reused": len(samples) - len(todo), "judged": len(todo)},
+        **({"budget": budget_report(options.budget, [records[i] for i in todo])} if options.budget else {}),
         "settings": settings.record(),
         "samples": str(samples_path),
         "dataset": {
@@ -358,6 +361,13 @@ def score(task: str, samples_path: Path, options: ScoreOptions | None = None) ->
         },
     }
     return result, records
+
+
+def budget_report(budget: Budget, judged: Sequence[dict]) -> dict[str, Any]:
+    """The caps, the calls and cost they admitted, whether the run stopped on them, and how many of the ``judged``
+    records got all their verdicts (the others have a call the budget refused)."""
+    refused = sum(any(error.startswith(STOPPED) for error in failed_verdicts([record])) for record in judged)
+    return {**budget.summary(), "items": len(judged), "items_judged": len(judged) - refused}
 
 
 # ---------------------------------------------------------------- error bars: generation runs and judge panels

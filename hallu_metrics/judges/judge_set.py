@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from hallu_metrics.judges.base import Judge
 from hallu_metrics.judges.kinds import make_judge, public_spec
 from hallubench.backends import CallCache
+from hallubench.backends.budget import Budget
 
 
 class JudgeSet:
@@ -22,10 +23,12 @@ class JudgeSet:
         cache: CallCache | None = None,
         retry_unparseable: bool = False,
         settings: Mapping[str, object] | None = None,
+        budget: Budget | None = None,
     ):
         if "judge" not in specs:
             raise ValueError("a JudgeSet needs the 'judge' role")
         self.specs = dict(specs)
+        self.budget = budget  # the run's caps, shared by every judge's client (``hallubench.backends.budget``)
         self.retry_unparseable = retry_unparseable
         self.settings = dict(settings or {})
         self._cache = cache
@@ -39,7 +42,11 @@ class JudgeSet:
     def get(self, role: str = "judge") -> Judge:
         spec = self.specs.get(role) or self.specs["judge"]
         if spec not in self._by_spec:
-            self._by_spec[spec] = make_judge(spec, self._cache_once(), self.retry_unparseable)
+            judge = make_judge(spec, self._cache_once(), self.retry_unparseable)
+            client = getattr(judge, "client", None)
+            if client is not None:
+                client.budget = self.budget
+            self._by_spec[spec] = judge
         return self._by_spec[spec]
 
     def use(self, spec: str, judge: Judge) -> Judge:

@@ -18,6 +18,7 @@ from tqdm.auto import tqdm
 
 from hallubench.backends.aio import MicroBatcher, run_sync
 from hallubench.backends.base import Backend, ChatRequest, Completion
+from hallubench.backends.budget import Budget
 from hallubench.backends.cache import CallCache
 from hallubench.errors import HallubenchError
 from hallubench.specs import redact_known
@@ -118,6 +119,7 @@ class ModelClient:
             lambda reqs: _complete_batch(backend, reqs), max_batch=int(getattr(backend, "max_batch", 256)),
             quiet=float(getattr(backend, "quiet", 0.0)))  # a Batch API backend's waves (``openai_batch``)
         self._in_flight: dict[str, asyncio.Future] = {}
+        self.budget: Budget | None = None  # the run's caps on new calls (set by its judge set)
 
     async def acomplete(self, request: ChatRequest, refresh: bool = False) -> Completion:
         """One request through cache, in-flight de-duplication and the backend; ``refresh`` skips the
@@ -132,10 +134,16 @@ class ModelClient:
             completion = await asyncio.shield(shared)
             self._count(replace(completion, cached=True))  # counted as cached, returned as the call's own answer
             return completion
+        role = CALL_ROLE.get()
+        reserved = self.budget.admit(request, role, self.public_spec) if self.budget is not None else 0.0
+        if reserved is None:  # the run stopped on budget: not sent, not counted
+            return Completion(None, error=self.budget.refusal())  # type: ignore[union-attr]
         future: asyncio.Future = asyncio.get_running_loop().create_future()
         self._in_flight[key] = future
         try:
             completion = self._count(await self._dispatch(request, key))
+            if self.budget is not None:
+                self.budget.settle(reserved, role, self.public_spec, completion)
             future.set_result(completion)
             return completion
         except BaseException as exc:

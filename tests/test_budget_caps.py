@@ -1,0 +1,123 @@
+"""Budget caps on ``hallubench score`` (``--max-calls``, ``--max-cost``): refused up front, before any call, when the
+plan's estimate passes a cap; stopped cleanly during the run when the new calls would pass it, every verdict so far
+kept (result and cache: a re-run with a higher cap makes only the calls that were refused); ``plan`` prices a judge
+realtime and through the Batch API."""
+
+import json
+import re
+
+import pytest
+from loopback_batch import LoopbackBatchServer
+from support import run_cli, write_jsonl
+
+from hallu_metrics.judges.accounting import Price
+from hallubench.backends import ChatRequest
+from hallubench.backends.base import Completion, Usage
+from hallubench.backends.budget import Budget
+
+DOCS = [{"id": str(i), "question": f"Which river flows through the town of Example {i}?", "answer": "The Avon",
+         "title": f"Example {i}", "reference": "Example is a town on the Avon.", "difficulty": i % 3}
+        for i in range(6)]
+# hedged answers: the plan's rule stand-in reads them as abstentions (one call each), the judge as answers (two)
+HEDGED = ["I don't know for sure, but I think it is the Avon."] * 6
+
+
+def hedge_reading_judge(messages):
+    """A judge that reads a hedged answer as an answer, in the shapes chat models use."""
+    if "ABSTAINED" in messages[0]["content"]:
+        return 'The chatbot hedges but names a river, so it answers.\n```json\n{"is_abstaining": false}\n```'
+    return '**Verdict:** {"verdict": "CORRECT"} (it names the Avon)'
+
+
+class WordCounter:
+    """The plan's token counter without a tokenizer download: words and punctuation marks."""
+
+    name = "words"
+
+    def prompt(self, messages):
+        return sum(len(re.findall(r"\w+|[^\w\s]", m["content"])) + 4 for m in messages)
+
+    def text(self, text):
+        return len(re.findall(r"\w+|[^\w\s]", text))
+
+
+@pytest.fixture(autouse=True)
+def word_counter(monkeypatch):
+    monkeypatch.setattr("hallubench.plan.load_counter", lambda spec: WordCounter())
+
+
+@pytest.fixture
+def samples(tmp_path):
+    return write_jsonl(tmp_path / "samples_precisewikiqa.jsonl",
+                       ({"doc_id": i, "doc": d, "resps": [[r]]} for i, (d, r) in enumerate(zip(DOCS, HEDGED))))
+
+
+def score(samples, out, spec, *extra):
+    return run_cli("score", "--task", "precisewikiqa", "--samples", samples, "--judge", spec, "--out", out, *extra)
+
+
+def test_a_cap_below_the_plan_is_refused_before_any_call(tmp_path, samples):
+    with LoopbackBatchServer(hedge_reading_judge) as server:
+        spec = f"openai:base_url={server.base_url},model=judge"
+        run = score(samples, tmp_path / "r.json", spec, "--max-calls", "5")
+        assert run.returncode == 2 and "expects 6 judge calls" in run.stderr and "over --max-calls 5" in run.stderr
+        run = score(samples, tmp_path / "r.json", spec, "--max-cost", "0.001", "--price", "judge=10/30")
+        assert run.returncode == 2 and "over --max-cost 0.001" in run.stderr
+        run = score(samples, tmp_path / "r.json", spec, "--max-cost", "1")
+        assert run.returncode == 2 and "--max-cost needs the judge's prices" in run.stderr
+        assert server.realtime == [] and not (tmp_path / "r.json").exists()
+        assert run_cli("score", "--task", "precisewikiqa", "--samples", samples, "--out", tmp_path / "r.json",
+                       "--max-calls", "-1").returncode == 2
+
+
+@pytest.mark.parametrize("kind", ["openai", "openai-batch"])
+def test_a_run_stops_on_budget_keeping_its_verdicts_and_a_rerun_resumes(tmp_path, samples, kind):
+    """6 abstention calls, then 3 of the 6 correctness calls fit under --max-calls 9; the plan expected 6."""
+    with LoopbackBatchServer(hedge_reading_judge) as server:
+        spec = f"{kind}:base_url={server.base_url},model=judge" + (",poll=0.02,quiet=0.1" if "batch" in kind else "")
+        run = score(samples, tmp_path / "r.json", spec, "--max-calls", "9")
+        assert run.returncode == 2
+        assert "stopped on budget: 3 of 6 items judged (9 new calls" in run.stderr
+        result = json.loads((tmp_path / "r.json").read_text())
+        assert result["budget"]["stopped"] and result["budget"]["items_judged"] == 3
+        assert result["counts"]["correct"] == 3 and result["accounting"]["total"]["new"] == 9
+        sent = len(server.realtime) + sum(len(b["lines"]) for b in server.batches)
+        assert sent == 9
+        again = score(samples, tmp_path / "s.json", spec, "--max-calls", "20")
+        assert again.returncode == 0, again.stderr
+        assert len(server.realtime) + sum(len(b["lines"]) for b in server.batches) == 12  # only the 3 refused
+        assert json.loads((tmp_path / "s.json").read_text())["counts"]["correct"] == 6
+
+
+def test_the_cost_cap_counts_finished_calls_at_their_price_and_reserves_calls_in_flight():
+    """$1/M in, $2/M out: a finished 1000 + 100 token call costs $0.0012; a call in flight is reserved at its prompt
+    characters / 3 and max_tokens."""
+    budget = Budget(max_cost=0.0025, price=lambda role, spec: Price(1, 2, "test"))
+    request = ChatRequest.from_messages([{"role": "user", "content": "x" * 2997}], max_tokens=100)
+    first = budget.admit(request, "judge", "openai:model=m")
+    assert first == pytest.approx((1000 + 2 * 100) / 1e6)
+    budget.settle(first, "judge", "openai:model=m", Completion("ok", usage=Usage(1000, 100)))
+    assert budget.spent == pytest.approx(0.0012) and budget.reserved == pytest.approx(0)
+    assert budget.admit(request, "judge", "openai:model=m") is not None  # 0.0012 + 0.0012 <= 0.0025
+    assert budget.admit(request, "judge", "openai:model=m") is None and budget.stopped  # the reserved one counts
+    assert budget.refusal().startswith("stopped on budget (--max-cost 0.0025: 2 calls made")
+
+
+def test_plan_shows_the_realtime_and_the_batch_price(tmp_path, samples, capsys):
+    out = tmp_path / "plan.json"
+    args = ["plan", "--task", "precisewikiqa", "--samples", samples, "--price", "judge=2/8", "--out", out]
+    realtime = run_cli(*args, "--judge", "openai:base_url=http://127.0.0.1:9/v1,model=judge")
+    assert realtime.returncode == 0, realtime.stderr
+    assert "| realtime cost | batch cost |" in realtime.stdout
+    expected = json.loads(out.read_text())["total"]["expected"]
+    assert expected["batch_cost_usd"] == pytest.approx(expected["realtime_cost_usd"] / 2)
+    assert expected["cost_usd"] == expected["realtime_cost_usd"]
+    batch = run_cli(*args, "--overwrite", "--judge", "openai-batch:base_url=http://127.0.0.1:9/v1,model=judge")
+    assert batch.returncode == 0, batch.stderr
+    assert json.loads(out.read_text())["total"]["expected"]["cost_usd"] == pytest.approx(expected["batch_cost_usd"])
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("judge: 2/8\nbatch:judge: 0.5/2\n")  # the provider's own batch price
+    run_cli(*args[:-4], "--price-file", prices, "--out", out, "--overwrite", "--judge",
+            "openai:base_url=http://127.0.0.1:9/v1,model=judge")
+    assert json.loads(out.read_text())["total"]["expected"]["batch_cost_usd"] == pytest.approx(
+        expected["realtime_cost_usd"] / 4)
