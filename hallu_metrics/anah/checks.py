@@ -15,24 +15,34 @@ from hallu_metrics.anah.readers import (
     reference_passages,
     verbatim,
 )
-from hallu_metrics.anah.rules import rule_facts, rule_hallucination, rule_reference
+from hallu_metrics.anah.rules import (
+    facts_reason,
+    hallucination_reason,
+    reference_reason,
+    rule_facts,
+    rule_hallucination,
+    rule_reference,
+)
 from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
 
 HALLUCINATION_TAGS = ("<No Hallucination>", "<Contradictory>", "<Unverifiable>")  # turn 3 answers
 ITEM = ("question", "document", "language", "sentence")  # each turn adds the earlier replies
 FACTS = Check(name="anah_facts", fields=ITEM, messages=facts_messages, parse=parse_facts,
-              reminder="Reply with exactly <Facts Present> or <No Facts>.", rule=rule_facts, max_tokens=16,
+              reminder="Reply with exactly <Facts Present> or <No Facts>.", rule=rule_facts, why=facts_reason,
+              max_tokens=16,
               structured=structured.label("answer", ("<Facts Present>", "<No Facts>"), as_text=str))
 REFERENCE = Check(name="anah_reference", fields=(*ITEM, "facts_reply"), messages=reference_messages,
                   parse=parse_reference,
                   reminder=f"List the relevant reference information separated by <SEP>, or reply {NO_REFERENCE}.",
-                  rule=rule_reference, max_tokens=512, structured=structured.text_field("reference", NO_REFERENCE),
+                  rule=rule_reference, why=reference_reason, max_tokens=512,
+                  structured=structured.text_field("reference", NO_REFERENCE),
                   listed=reference_passages)
 HALLUCINATION = Check(name="anah_hallucination", fields=(*ITEM, "facts_reply", "reference_reply", "reference"),
                       messages=hallucination_messages,
                       parse=parse_hallucination, reminder="Reply with exactly one of <No Hallucination>, "
-                      "<Contradictory> or <Unverifiable>.", rule=rule_hallucination, max_tokens=16,
+                      "<Contradictory> or <Unverifiable>.", rule=rule_hallucination, why=hallucination_reason,
+                      max_tokens=16,
                       structured=structured.label("answer", HALLUCINATION_TAGS, as_text=str))
 
 

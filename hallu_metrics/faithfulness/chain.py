@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hallu_metrics.faithfulness.baseline import BaselineScorer
+from hallu_metrics.faithfulness.baseline import BaselineScorer, baseline_reason
 from hallu_metrics.faithfulness.rubric import RUBRIC, parse_rubric_score
 from hallu_metrics.judges.base import Judge
 from hallu_metrics.judges.judge_set import JudgeSet
@@ -57,6 +57,12 @@ def baseline_judge(judges: JudgeSet) -> Judge:
 
 
 async def judge_baseline(doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:
-    """The baseline composite scores the pair; the model's response is ignored."""
+    """The baseline composite scores the pair, its verdict saying why as the rule judge's do (``rule: REASON``, the
+    three metrics); the model's response is ignored."""
     _require(judges, ("rule",), "the rule judge (--judge rule), which computes the baseline")
-    return await _score_pair(baseline_judge(judges), doc)
+    record = await _score_pair(baseline_judge(judges), doc)
+    if record["verdict"]["status"] == "ok":
+        model = option(judges.settings, "bertscore_model", "faithfulness_baseline")
+        item = {"reference": doc["reference"], "hypothesis": doc["hypothesis"], "bertscore_model": model}
+        record["verdict"]["raw"] = f"rule: {baseline_reason(item)}"
+    return record

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hallu_metrics.faithfulness.baseline import baseline_rule
+from hallu_metrics.faithfulness.baseline import baseline_reason, baseline_rule
 from hallu_metrics.faithfulness.prompts import OUTPUT_FORMATS, load_rubric, rubric_messages
 from hallu_metrics.judges import structured
 from hallu_metrics.judges.base import Check
@@ -45,13 +45,14 @@ def faithfulness_check(rubric: str | None = None) -> Check:
     """One question every judge kind answers on the 1-5 scale: an LLM through the rubric, a classifier
     scorer (``hhem:``/``nli:``) through P(consistent) of (reference, hypothesis) mapped by
     ``score_to_likert`` (1 + 4p, the paper's section 4 rescaling), the ``rule`` judge through the
-    paper's baseline composite (section 3.4)."""
+    paper's baseline composite (section 3.4), its reason the three metrics behind it."""
     return replace(
         rubric_check(rubric or load_rubric()),
         name="faithfulness",
         pair=lambda item: (item["reference"], item["hypothesis"]),
         from_probability=score_to_likert,
         rule=baseline_rule,
+        why=baseline_reason,
     )
 
 

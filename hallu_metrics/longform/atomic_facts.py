@@ -11,7 +11,8 @@ word ``NONE`` alone means no facts; a reply with neither is unreadable (None), n
 Offline stand-in (the rule judge): the sentence is split into clauses at semicolons and at a comma followed by
 ``and``/``but``/``while``/``whereas``; each clause of at least ``MIN_CLAUSE_WORDS`` words is one fact (a shorter
 piece is joined to the clause before it), so a simple sentence is one fact. It does not resolve pronouns or
-split appositions, so it finds fewer, longer facts than an LLM: a rough stand-in, not the paper's extractor.
+split appositions, so it finds fewer, longer facts than an LLM: a rough stand-in, not the paper's extractor. Its
+reason (``why``) names the breaks it cut at and the pieces it joined.
 """
 
 from __future__ import annotations
@@ -105,6 +106,21 @@ def split_clauses(sentence: str) -> list[str]:
     return [clause if _ENDS_SENTENCE.search(clause) else f"{clause}." for clause in clauses if clause]
 
 
+def clause_reason(sentence: str) -> str:
+    """Why ``split_clauses`` gave its facts: the clause breaks it cut at, and how many pieces were too short to stand
+    alone."""
+    breaks = [match[0].strip() for match in _CLAUSE_BREAK.finditer(sentence.strip())]
+    facts = len(split_clauses(sentence))
+    if not facts:
+        return "an empty sentence: no fact"
+    if not breaks:
+        return "no clause break (a semicolon, or a comma before and/but/while/whereas): the sentence is one fact"
+    cut = ", ".join(f'"{b}"' for b in breaks)
+    joined = len(breaks) + 1 - facts
+    short = f"; {joined} piece{'s' * (joined > 1)} under {MIN_CLAUSE_WORDS} words joined to a neighbour"
+    return f"cut at {cut}: {facts} fact{'s' * (facts > 1)}{short if joined else ''}"
+
+
 ATOMIC_FACTS = Check(
     name="atomic_facts",
     fields=("entity", "sentence"),
@@ -112,6 +128,7 @@ ATOMIC_FACTS = Check(
     parse=parse_facts,
     reminder=f"List the facts one per line, each line starting with '- ', or write {NO_FACTS}.",
     rule=lambda item: split_clauses(item["sentence"]),
+    why=lambda item: clause_reason(item["sentence"]),
     structured=structured.text_list("facts", NO_FACTS),
     max_tokens=256,
 )

@@ -7,9 +7,9 @@ response. The prompt wording and worked examples are this project's own; the str
 VeriScore's (Song et al., 2024) as HalluLens uses it.
 
 The rule judge's answer (``rule``) is an OFFLINE STAND-IN for machines without a capable LLM: the marked
-sentence itself is the one claim, unless it is a question or has no content word. It does not split compound
-sentences, resolve pronouns or drop opinions, so claim counts are per sentence and not comparable with an
-LLM extractor's.
+sentence itself is the one claim, unless it is a question or has no content word (its reason, ``why``, says which).
+It does not split compound sentences, resolve pronouns or drop opinions, so claim counts are per sentence and not
+comparable with an LLM extractor's.
 """
 
 from __future__ import annotations
@@ -113,13 +113,27 @@ def parse_claims(text: str) -> list[str] | None:
 _WORD = re.compile(r"[^\W\d_]{3,}|\d+")
 
 
+def _no_claim(sentence: str) -> str | None:
+    """Why the stand-in extracts no claim from ``sentence``; None when the sentence is its claim."""
+    if sentence.endswith("?"):
+        return "a question (it ends with '?'): no claim"
+    if not _WORD.search(sentence):
+        return "no word of 3+ letters and no number: no claim"
+    return None
+
+
 def sentence_claim(item: dict) -> list[str]:
     """OFFLINE STAND-IN extractor: the marked sentence is one claim; a question or a sentence without a
     word of 3+ letters or a number gives none."""
     sentence = item["sentence"].strip()
-    if sentence.endswith("?") or not _WORD.search(sentence):
-        return []
-    return [sentence]
+    return [] if _no_claim(sentence) else [sentence]
+
+
+def sentence_claim_reason(item: dict) -> str:
+    """Why ``sentence_claim`` extracted what it did: what kept the sentence from being a claim, or its words."""
+    sentence = item["sentence"].strip()
+    words = _WORD.findall(sentence)
+    return _no_claim(sentence) or f"the whole sentence is one claim ({len(words)} words of 3+ letters or numbers)"
 
 
 CLAIM_EXTRACTION = Check(
@@ -129,6 +143,7 @@ CLAIM_EXTRACTION = Check(
     parse=parse_claims,
     reminder=f'List the claims of the marked sentence, one per line starting with "- ", or reply exactly {NO_CLAIMS}',
     rule=sentence_claim,
+    why=sentence_claim_reason,
     structured=structured.text_list("claims", NO_CLAIMS),
     max_tokens=512,
 )
