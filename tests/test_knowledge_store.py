@@ -4,6 +4,7 @@ cap, built once, rebuilt when stale, user db untouched), atomic writes, and ``ha
 import argparse
 import hashlib
 import json
+import random
 import sqlite3
 import threading
 from pathlib import Path
@@ -101,6 +102,44 @@ def test_titles_containing_is_case_insensitive_substring_search_with_a_cap(tmp_p
         assert store.titles_containing("saint-germain f.c") == ["Paris Saint-Germain F.C."]
         assert store.titles_containing("Pa") == []
         assert store.titles_containing('say "hi"') == []
+
+
+def test_rarest_trigram_lookup_returns_what_the_phrase_search_returned(tmp_path):
+    """The lookup through the rarest trigrams plus a substring check gives, for every query and cap, the titles
+    the previous FTS5 phrase query over all the query's trigrams gave (and plain case-folded substring search
+    gives), on titles of shared syllables, punctuation, quotes and non-ASCII letters."""
+    rng = random.Random(7)
+    syllables = ["an", "ber", "cis", "don", "er", "fan", "lis", "ton", "zo"]
+    words = ["".join(rng.choices(syllables, k=rng.randint(1, 3))).capitalize() for _ in range(300)]
+    titles = list(dict.fromkeys(" ".join(rng.choices(words, k=rng.randint(1, 3))) + rng.choice(
+        ["", " (film)", " F.C.", " River"]) for _ in range(1500)))
+    titles += ["Zürich", "ZÜRICH Airport", "São Paulo F.C.", 'The "Ber" Show', "Ångström (unit)", "Straße Ber"]
+    db = factscore_db(tmp_path / "enwiki.db", {title: [f"{title} is a page."] for title in titles})
+    queries = rng.sample([word for word in words if len(word) >= 3], 40) + [
+        "river", "n (fil", "f.c.", "zür", "SÃO PAU", '"ber"', "ångström", "straße", "nothing like it", "bercis ton"]
+    with KnowledgeStore.open(db) as store:
+        phrase_search = sqlite3.connect(store.title_index().path)
+        for query, limit in ((q, cap) for q in queries for cap in (3, 100)):
+            phrase = '"' + query.replace('"', '""') + '"'
+            before = [title for (title,) in phrase_search.execute(
+                "SELECT title FROM titles_fts WHERE titles_fts MATCH ? ORDER BY rowid LIMIT ?", (phrase, limit))]
+            assert store.titles_containing(query, limit) == before, query
+            assert before == [t for t in titles if query.casefold() in t.casefold()][:limit], query
+        phrase_search.close()
+
+
+def test_an_index_of_the_previous_schema_is_rebuilt(tmp_path):
+    """A sidecar written before the trigram counts existed is replaced on open, not read half-built."""
+    db = factscore_db(tmp_path / "enwiki.db", PAGES)
+    with KnowledgeStore.open(db) as store:
+        index_path = store.title_index().path
+    conn = sqlite3.connect(index_path)
+    conn.execute("DROP TABLE trigram_docs")
+    conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
+    conn.commit()
+    conn.close()
+    with KnowledgeStore.open(db) as store:
+        assert store.titles_containing("lyo") == ["Lyon"]
 
 
 def test_find_titles_is_exact_but_ignores_case(tmp_path):

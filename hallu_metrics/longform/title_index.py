@@ -5,7 +5,11 @@ HalluLens' reference looks pages up with ``LIKE '%entity%'`` over every title fo
 
 - ``titles(id, title, folded)`` with a B-tree index on the case-folded title, for case-insensitive exact lookup;
 - ``titles_fts``, an FTS5 table with the trigram tokenizer (case-insensitive) over the same titles, for
-  "titles containing this string" lookups that read an index instead of scanning.
+  "titles containing this string" lookups that read an index instead of scanning;
+- ``trigram_docs(term, docs)``, how many titles hold each trigram. A substring lookup asks FTS5 only for titles
+  holding the query's rarest trigrams (a cheap AND of rowid lists) and checks the substring itself on those
+  candidates: an FTS5 phrase query over every trigram of the entity reads all their position lists, which made
+  the lookup grow with the store (38.7 ms p95 at 6M titles; see docs/benchmarks.md).
 
 It is built on first use when missing and reused afterwards. A fingerprint of the database (file size and
 largest rowid) is stored with it; when the database changes, the index is rebuilt.
@@ -27,7 +31,8 @@ from hallubench.errors import HallubenchError
 
 INDEX_SUFFIX = ".titles.fts.sqlite"
 MIN_SUBSTRING_CHARS = 3  # the trigram tokenizer cannot use its index for shorter strings
-_SCHEMA_VERSION = "1"
+RAREST_TRIGRAMS = 3  # trigrams a substring lookup asks FTS5 for (3 was fastest at 500k titles)
+_SCHEMA_VERSION = "2"
 
 
 def fold(title: str) -> str:
@@ -89,6 +94,9 @@ def build_title_index(documents: sqlite3.Connection, index_path: Path, fingerpri
                 "tokenize='trigram case_sensitive 0')"
             )
             out.execute("INSERT INTO titles_fts (titles_fts) VALUES ('rebuild')")
+            out.execute("CREATE VIRTUAL TABLE temp.trigram_vocab USING fts5vocab(main, titles_fts, 'row')")
+            out.execute("CREATE TABLE trigram_docs (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) WITHOUT ROWID")
+            out.execute("INSERT INTO trigram_docs SELECT term, doc FROM temp.trigram_vocab")
             out.executemany(
                 "INSERT INTO meta VALUES (?, ?)", [("schema", _SCHEMA_VERSION), ("fingerprint", fingerprint)]
             )
@@ -133,11 +141,35 @@ class TitleIndex:
         text = text.strip()
         if len(text) < MIN_SUBSTRING_CHARS or limit <= 0:
             return []
-        phrase = '"' + text.replace('"', '""') + '"'
-        rows = self._connections.get().execute(
-            "SELECT title FROM titles_fts WHERE titles_fts MATCH ? ORDER BY rowid LIMIT ?", (phrase, limit)
-        )
-        return [title for (title,) in rows]
+        conn = self._connections.get()
+        query = " AND ".join(_fts_phrase(trigram) for trigram in self._rarest_trigrams(conn, text))
+        key, found = fold(text), []
+        for title, folded in conn.execute(
+            "SELECT t.title, t.folded FROM titles_fts JOIN titles AS t ON t.id = titles_fts.rowid "
+            "WHERE titles_fts MATCH ? ORDER BY titles_fts.rowid", (query,)
+        ):
+            if key in folded:
+                found.append(title)
+                if len(found) == limit:
+                    break
+        return found
+
+    @staticmethod
+    def _rarest_trigrams(conn: sqlite3.Connection, text: str) -> list[str]:
+        """The ``RAREST_TRIGRAMS`` 3-character pieces of ``text`` held by the fewest titles. A piece missing from
+        the counts (no title holds it, or SQLite folds its case differently) counts as rarest: the FTS5 query
+        tokenises each piece itself, so the candidates still include every matching title."""
+        pieces = list(dict.fromkeys(text[i : i + 3] for i in range(len(text) - 2)))
+        docs: dict[str, int] = {}
+        for chunk in chunks([piece.lower() for piece in pieces]):
+            marks = ",".join("?" * len(chunk))
+            docs.update(conn.execute(f"SELECT term, docs FROM trigram_docs WHERE term IN ({marks})", chunk))
+        return sorted(pieces, key=lambda piece: docs.get(piece.lower(), 0))[:RAREST_TRIGRAMS]
 
     def close(self) -> None:
         self._connections.close()
+
+
+def _fts_phrase(text: str) -> str:
+    """``text`` as one quoted FTS5 phrase."""
+    return '"' + text.replace('"', '""') + '"'
