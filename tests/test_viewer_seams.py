@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from support import run_cli, write_jsonl
 
-from hallu_metrics import longwiki, precisewikiqa
+from hallu_metrics import anah, longwiki, precisewikiqa
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.precisewikiqa.checks import ABSTENTION, CORRECTNESS
@@ -211,6 +211,34 @@ def test_rule_verdicts_say_why_in_longwiki_verification(tmp_path, store):
     assert unsupported["l"] is False and re.fullmatch(
         r"best passage \d covers \d\.\d\d of the claim's content words \(needs 0\.7\); lacks numbers 50",
         unsupported["w"])
+    assert [(s["n"], s["w"]) for s in item["st"] if s["n"].endswith(".extraction")] == [
+        ("snippets[0].extraction", "the whole sentence is one claim (7 words of 3+ letters or numbers)"),
+        ("snippets[1].extraction", "the whole sentence is one claim (8 words of 3+ letters or numbers)")]
+
+
+ANAH_DOC = {"question": "Who built the Eiffel Tower?", "language": "en",
+            "document": "The Eiffel Tower was built by Gustave Eiffel's company for the 1889 World's Fair in Paris. "
+                        "It is 330 metres tall."}
+
+
+def test_rule_verdicts_say_why_in_anah(tmp_path):
+    """An ANAH run is viewable, and each sentence's three rule turns say why: the content units found (or none),
+    the document sentence chosen as reference and its overlap, the coverage against its threshold and the number
+    the reference lacks."""
+    answer = "Sure! The Eiffel Tower was built in 1887 by Gustave Eiffel's company."
+    (record,) = judge_responses(anah.BENCHMARK, [answer], [ANAH_DOC], JudgeSet({"judge": "rule"}))
+    samples = write_jsonl(tmp_path / "anah.jsonl", [samples_line(0, ANAH_DOC, answer, record)])
+    assert view(samples, "--task", "anah_v2_ref", "--out", tmp_path / "v")[0] == 0
+    (item,) = page_data(tmp_path / "v")[1]
+    assert [(s["n"], s["l"], s["w"]) for s in item["st"]] == [
+        ("sentences[0].facts", False, "no content unit: only stop words and conversational fillers, so no facts"),
+        ("sentences[1].facts", True,
+         'content units "1887", "built", "company", "eiffel", "gustave", ... (6 in all): states facts'),
+        ("sentences[1].reference", "The Eiffel Tower was built by Gustave Eiffel's company for the 1889 World's Fair "
+         "in Paris.", "chose document sentence 1 (5 shared) of 2: the most content units shared with the sentence "
+         "(at least 2)"),
+        ("sentences[1].hallucination", "unverifiable",
+         "the reference points hold 0.83 of the sentence's content units (needs 0.5); lacks numbers 1887")]
 
 
 @pytest.mark.parametrize("response, reason", [
