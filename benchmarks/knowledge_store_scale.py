@@ -121,12 +121,12 @@ def build(args: argparse.Namespace, titles: list[str], vocabulary: list[str], tm
         )
         rows.append(("pages / passages written", f"{stats.pages:,} / {stats.passages:,}"))
         rows.append(("write store: database + title index (s)", f"{build_s:.1f}"))
-    rows.append(("database / title index size (MB)",
-                 f"{db.stat().st_size / 2**20:,.0f} / {default_index_path(db).stat().st_size / 2**20:,.0f}"))
-    default_index_path(db).unlink()
+    default_index_path(db).unlink(missing_ok=True)  # missing when a previous run was stopped while indexing
     with KnowledgeStore.open(db) as store:
         _, index_s, _ = timed(store.title_index)
     rows.append(("title index alone, first open of an unindexed db (s)", f"{index_s:.1f}"))
+    rows.append(("database / title index size (MB)",
+                 f"{db.stat().st_size / 2**20:,.0f} / {default_index_path(db).stat().st_size / 2**20:,.0f}"))
     return db
 
 
