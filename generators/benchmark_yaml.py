@@ -27,6 +27,14 @@ INPUT_COLUMNS = ("prompt", "question", "source", "document")  # the column a tas
 TARGET_COLUMNS = ("answer", "answerKey", "possible_answers", "reference")  # the reference answer, first present
 
 
+class _Dumper(yaml.SafeDumper):
+    """YAML with multi-line text as literal blocks and no wrapped lines (commands stay copyable)."""
+
+
+_Dumper.add_representer(str, lambda dumper, text: dumper.represent_scalar(
+    "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None))
+
+
 def leaderboard_metrics(task: str) -> list[Metric]:
     """The metrics of ``task`` that get a leaderboard: its headline metrics but the unreadable share (a quality
     check of the judging, reported beside every value, not a ranking)."""
@@ -49,7 +57,7 @@ def run_commands(task: str, repo_id: str, revision: str) -> dict[str, str]:
     """How to evaluate a model on ``task`` of exactly this release, in lm-eval and in Inspect."""
     return {
         "lm_eval": f"hallubench eval --model ... --tasks {task} {pin_metadata(repo_id, revision)}",
-        "inspect": f"inspect eval hallubench/{task} -T dataset={repo_id} -T revision={revision} --model ...",
+        "inspect": f"inspect eval hallubench/{task} -T dataset={repo_id} -T dataset_revision={revision} --model ...",
     }
 
 
@@ -58,8 +66,8 @@ def _first_column(benchmark: Benchmark, names: tuple[str, ...]) -> str | None:
 
 
 def _hub_task(task: str, metric: Metric) -> dict[str, Any]:
-    """One ``tasks[]`` entry: the set's only config and split, the column the model reads, one generation, and
-    hallubench's judge chain as the scorer."""
+    """One ``tasks[]`` entry: the set's only config and split, the column the model's prompt is made of, one
+    generation, and hallubench's judge chain as the scorer (named as the Inspect task's scorer, ``<task>_judge``)."""
     benchmark = TASKS[task]
     target = _first_column(benchmark, TARGET_COLUMNS)
     return {
@@ -69,8 +77,7 @@ def _hub_task(task: str, metric: Metric) -> dict[str, Any]:
         "field_spec": {"input": _first_column(benchmark, INPUT_COLUMNS) or next(iter(benchmark.column_types)),
                        "target": target or "literal:"},  # literal: the task has no reference answer
         "solvers": [{"name": "generate"}],
-        "scorers": [{"name": "hallubench_judge", "args": {"task": task, "metric": metric.name,
-                                                          "judge": benchmark.default_judge}}],
+        "scorers": [{"name": f"{task}_judge", "args": {"metric": metric.name, "judge": benchmark.default_judge}}],
     }
 
 
@@ -104,4 +111,4 @@ def eval_yaml(card_metadata: Mapping[str, Any], summary: str, repo_id: str, revi
                              "run": run_commands(task, repo_id, revision)} for task in tasks},
         },
     }
-    return f"# {HUB_DOCS}\n" + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120)
+    return f"# {HUB_DOCS}\n" + yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=4096)

@@ -172,7 +172,7 @@ def test_the_release_declares_itself_a_hub_benchmark_pinned_to_its_data(release)
     task = extra["tasks"]["mixedentities"]
     assert task["fingerprint"] == card["hallubench"]["results_fingerprint"]["mixedentities"]
     assert task["run"]["inspect"].startswith(
-        f"inspect eval hallubench/mixedentities -T dataset={REPO} -T revision={data_oid}")
+        f"inspect eval hallubench/mixedentities -T dataset={REPO} -T dataset_revision={data_oid}")
     assert f'"dataset_revision": "{data_oid}"' in task["run"]["lm_eval"]
     assert extra["version"] == importlib.metadata.version("hallubench")
 
@@ -183,5 +183,5 @@ def test_eval_yaml_tasks_are_entries_inspects_hub_loader_reads(release):
     hf = pytest.importorskip("inspect_ai._eval.task.hf")
     hub, _, _ = release
     for task in yaml.safe_load(hub.head(REPO)[1]["eval.yaml"])["tasks"]:
-        assert task["scorers"][0]["name"] == "hallubench_judge"
+        assert task["scorers"][0]["name"] == "mixedentities_judge"
         hf.HFTask.model_validate({**task, "scorers": [{"name": "match"}]})
