@@ -95,3 +95,57 @@ def stopped_message(budget: Mapping[str, Any], where: str) -> str:
     return (f"stopped on budget: {budget['items_judged']} of {budget['items']} items judged ({budget['calls']} new "
             f"calls, {money(budget['cost_usd'])}); every verdict so far is kept in {where} and the call cache: re-run "
             "with a higher cap to judge the rest")
+
+
+def split_eval_args(args: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    """``eval``'s own flags (caps and prices) and the arguments left for lm-eval."""
+    from hallubench.cli import add_price_flags
+
+    parser = argparse.ArgumentParser(prog="hallubench eval", add_help=False, allow_abbrev=False, exit_on_error=False)
+    add_cap_flags(parser)
+    add_price_flags(parser)
+    try:
+        return parser.parse_known_args(args)
+    except argparse.ArgumentError as exc:
+        raise HallubenchError(f"eval: {exc}") from None
+
+
+def eval_prices(caps: argparse.Namespace) -> dict[str, Price]:
+    """``eval --price`` / ``--price-file``: a flag may name any benchmark's judge role."""
+    from hallu_metrics.registry import BENCHMARKS
+    from hallubench.costs import gather_prices
+
+    roles = tuple(dict.fromkeys(role for benchmark in BENCHMARKS.values() for role in benchmark.judge_roles))
+    return gather_prices(caps.price, caps.price_file, roles)
+
+
+def plan_eval(args: list[str], prices: Mapping[str, Price]) -> dict[str, Any]:
+    """One plan over every hallubench task an lm-eval command line names: its test set (``--limit`` applied) with
+    stand-in responses (``plan --dataset``), judged as its ``--metadata`` says."""
+    from lm_eval.tasks import TaskManager
+
+    from hallu_metrics.registry import benchmark_for_task
+    from hallubench.eval_checks import hallubench_tasks, parse_lm_eval_args
+    from hallubench.plan import MODES, make_plan, stand_in_response
+    from hallubench_tasks import TASKS_DIR
+    from hallubench_tasks.dataset_loading import load
+
+    namespace = parse_lm_eval_args(args)
+    names = [n for name in (namespace.tasks if namespace else None) or [] for n in name.split(",") if n]
+    own = TaskManager(include_path=str(TASKS_DIR), include_defaults=False)
+    tasks, _ = hallubench_tasks(names, own.task_index, lambda name: own.match_tasks([name]))
+    metadata = {**(namespace.model_args or {}), **(namespace.metadata or {})} if namespace else {}
+    limit = namespace.limit if namespace else None
+    plans = []
+    for task in tasks:
+        docs = list(load(task, **metadata)["test"])
+        if limit is not None:
+            docs = docs[: int(limit * len(docs)) if limit < 1 else int(limit)]
+        long_form = benchmark_for_task(task).name in ("longwiki", "wildhallucinations")
+        plans.append(make_plan(task, docs, [stand_in_response(doc, long_form) for doc in docs], {}, prices=prices,
+                               stated=metadata))
+    total = {mode: {key: sum(plan["total"][mode].get(key, 0) for plan in plans)
+                    for key in {k for plan in plans for k in plan["total"][mode]}} for mode in MODES}
+    roles = {f"{plan['task']} {role}": entry for plan in plans for role, entry in plan["roles"].items()}
+    return {"task": ", ".join(tasks) or "no hallubench task", "items": sum(plan["items"] for plan in plans),
+            "roles": roles, "total": total}

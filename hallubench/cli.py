@@ -33,20 +33,35 @@ def run_lm_eval(lm_eval_args: list[str]) -> int:
     responses are saved for ``hallubench score``; the message says where)."""
     from lm_eval.__main__ import cli_evaluate
 
+    from hallubench.backends.budget import RUN_BUDGET
+    from hallubench.budget_caps import check_planned, eval_prices, make_budget, plan_eval, split_eval_args
     from hallubench.eval_checks import check_eval_args, own_tasks_only
     from hallubench_tasks import TASKS_DIR
     from hallubench_tasks.judged_task import JUDGING_FAILURES
 
+    caps, lm_eval_args = split_eval_args(lm_eval_args)  # --max-calls / --max-cost and their prices are hallubench's
     if "--include_path" in lm_eval_args or any(a.startswith("--include_path=") for a in lm_eval_args):
         raise HallubenchError("hallubench eval adds --include_path itself; call lm_eval directly to pass another one")
+    prices = eval_prices(caps)
+    budget = make_budget(caps.max_calls, caps.max_cost, prices)
     only_ours = check_eval_args(lm_eval_args, TASKS_DIR)
+    if budget is not None:  # refused before the model loads when the plan's estimate passes a cap
+        check_planned(plan_eval(lm_eval_args, prices), budget)
     sys.argv = ["lm_eval", *lm_eval_args, "--include_path", str(TASKS_DIR)]
     del JUDGING_FAILURES[:]
+    token = RUN_BUDGET.set(budget)
     try:
         with own_tasks_only(only_ours):
             cli_evaluate()
     except ValueError as exc:  # lm-eval's own errors on bad arguments
         raise HallubenchError(f"lm_eval: {exc}") from exc
+    finally:
+        RUN_BUDGET.reset(token)
+    if budget is not None and budget.stopped:
+        raise HallubenchError(f"stopped on budget ({budget.caps()}: {budget.calls} new judge calls, ${budget.spent:.4f}"
+                              "); every verdict so far is in lm-eval's samples log and the call cache, the results "
+                              "name the items judged (hallubench_budget); the other items' responses are saved (paths "
+                              "above): judge them with hallubench score and a higher cap")
     if JUDGING_FAILURES:
         raise HallubenchError("; ".join(
             f"{task}: judging failed after generation ({error}); the responses are saved in {path or 'no file'}: "
@@ -302,6 +317,7 @@ SUBCOMMANDS: dict[str, str] = {  # name -> help, listed by `hallubench --help` w
     "agreement": "calibrate a judge: agreement with the shipped labels, your labels, or another judge",
     "view": "write one static HTML page to browse scored items (prompt, response, judge steps, evidence)",
     "plan": "expected judge calls, tokens, time and cost of judging a set, before anything is judged",
+    "new-benchmark": "write every piece of a new benchmark, registered, for its content to be edited",
 }
 
 
@@ -475,9 +491,15 @@ def _builders(argv: list[str] | None) -> dict[str, Builder]:
 
         add_parser(subparsers)
 
+    def new_benchmark(subparsers: argparse._SubParsersAction) -> None:
+        from hallubench.scaffold.command import add_parser
+
+        add_parser(subparsers)
+
     return {"generate": generate, "knowledge": knowledge, "judge-templates": judge_templates, "agreement": agreement,
             "view": view, "plan": plan, "tasks-path": _add_simple("tasks-path", _tasks_path),
-            "model-args": _add_simple("model-args", _model_args), "score": _add_score, "report": _add_report}
+            "model-args": _add_simple("model-args", _model_args), "score": _add_score, "report": _add_report,
+            "new-benchmark": new_benchmark}
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:

@@ -258,11 +258,12 @@ def price_twins(spec: str) -> tuple[tuple[str, str], ...]:
 
 def make_plan(task: str, docs: Sequence[dict], responses: Sequence[str], flags: Mapping[str, Any],
               claims: float | None = None, prices: Mapping[str, Price] | None = None,
-              latency: float | None = None) -> dict[str, Any]:
+              latency: float | None = None, stated: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Calls and tokens per role and in total for ``low``, ``expected`` and ``high`` (module docstring); time at
-    each role's concurrency for ``latency`` seconds per call; cost of ``expected`` (and its range) at ``prices``."""
+    each role's concurrency for ``latency`` seconds per call; cost of ``expected`` (and its range) at ``prices``.
+    ``stated``: lm-eval's metadata, for the plan of an eval run."""
     benchmark = benchmark_for_task(task)
-    settings = resolve_settings(benchmark, task, {}, flags=flags)
+    settings = resolve_settings(benchmark, task, stated or {}, flags=flags)
     specs = {role: settings[role] for role in benchmark.judge_roles if settings[role]}
     roles = _roles(benchmark, specs) if specs.get("judge", "none") != "none" else {}
     plan: dict[str, Any] = {"task": task, "items": len(docs), "roles": {}, "total": {}, "assumptions": {}}

@@ -24,7 +24,7 @@ from hallu_metrics.judges.fingerprint import judge_prompts_hash
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import TASKS, benchmark_for_task
 from hallu_metrics.settings import RunSettings, resolve_settings
-from hallubench.backends.budget import STOPPED, Budget
+from hallubench.backends.budget import Budget
 from hallubench.errors import HallubenchError
 from hallubench.outputs import MARKER, write_text_atomic
 from hallubench.provenance import dataset_fingerprint, records_fingerprint, software
@@ -347,7 +347,7 @@ def score(task: str, samples_path: Path, options: ScoreOptions | None = None) ->
         "judge_calls": calls,
         "accounting": account,
         "verdicts": {"reused": len(samples) - len(todo), "judged": len(todo)},
-        **({"budget": budget_report(options.budget, [records[i] for i in todo])} if options.budget else {}),
+        **({"budget": options.budget.report([failed_verdicts([records[i]]) for i in todo])} if options.budget else {}),
         "settings": settings.record(),
         "samples": str(samples_path),
         "dataset": {
@@ -361,13 +361,6 @@ def score(task: str, samples_path: Path, options: ScoreOptions | None = None) ->
         },
     }
     return result, records
-
-
-def budget_report(budget: Budget, judged: Sequence[dict]) -> dict[str, Any]:
-    """The caps, the calls and cost they admitted, whether the run stopped on them, and how many of the ``judged``
-    records got all their verdicts (the others have a call the budget refused)."""
-    refused = sum(any(error.startswith(STOPPED) for error in failed_verdicts([record])) for record in judged)
-    return {**budget.summary(), "items": len(judged), "items_judged": len(judged) - refused}
 
 
 # ---------------------------------------------------------------- error bars: generation runs and judge panels

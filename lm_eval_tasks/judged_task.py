@@ -27,6 +27,7 @@ from hallu_metrics.judges.kinds import JUDGE_OPTIONS, check_judge_spec
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import benchmark_for_task
 from hallu_metrics.settings import RunSettings, resolve_settings, task_setting
+from hallubench.backends.budget import RUN_BUDGET
 from hallubench.backends.cache import default_cache_path
 from hallubench.backends.hf_local import ALLOWED_KEYS as HF_KEYS
 from hallubench.backends.openai_http import ALLOWED_KEYS as OPENAI_KEYS
@@ -83,11 +84,14 @@ class JudgeFilter(Filter):
 
     def judge(self, resps: list[str], docs: list[dict]) -> tuple[list[dict], dict]:
         """Judged records and call counts; on Ctrl-C while judging, the responses are saved first."""
-        judges = AccountedJudgeSet(self.specs, settings=self.settings)
+        budget = RUN_BUDGET.get()  # hallubench eval --max-calls / --max-cost
+        judges = AccountedJudgeSet(self.specs, settings=self.settings, budget=budget)
         start = time.perf_counter()
         try:
             records = judge_responses(self.benchmark, resps, docs, judges, desc=f"judge {self.task}")
             stats = judges.report()
+            if budget is not None and self.metadata is not None:
+                self.metadata["hallubench_budget"] = budget.report([failed_verdicts([r]) for r in records])
             if self.metadata is not None:  # lm-eval dumps the config after its filters ran: results JSON carry it
                 self.metadata["hallubench_accounting"] = accounting(
                     judges, roles_in_use(self.benchmark.judge_roles, self.specs), time.perf_counter() - start)

@@ -121,3 +121,42 @@ def test_plan_shows_the_realtime_and_the_batch_price(tmp_path, samples, capsys):
             "openai:base_url=http://127.0.0.1:9/v1,model=judge")
     assert json.loads(out.read_text())["total"]["expected"]["batch_cost_usd"] == pytest.approx(
         expected["realtime_cost_usd"] / 4)
+
+
+def model_and_judge(messages):
+    """The model under test answers (one item with "I don't know"); as judge it replies as chat models do."""
+    system, last = messages[0]["content"], messages[-1]["content"]
+    if "is_abstaining" in system:
+        return '**Judgement:** {"is_abstaining": %s}' % ("true" if "I don't know, sorry." in last else "false")
+    if "Grade a chatbot" in last:
+        return 'Compared with the reference.\n\n```json\n{"verdict": "CORRECT"}\n```'
+    return "I don't know, sorry." if "Example 2" in last else "The Avon."
+
+
+def test_eval_refuses_a_cap_below_the_plan_before_the_model_loads_and_counts_its_judge_calls(
+        tmp_path, monkeypatch, loopback_servers):
+    """3 items: the plan (stand-in answers) expects 3 abstention + 3 correctness calls; the run makes 5."""
+    import sys
+
+    from support import save_set
+
+    from hallu_metrics.precisewikiqa import BENCHMARK
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", sys.argv[:])
+    monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
+    save_set(tmp_path / "set", [{k: doc[k] for k in BENCHMARK.required_doc_columns} | doc for doc in DOCS[:3]])
+    server = loopback_servers.chat(model_and_judge)
+    judge = f"openai:base_url={server.base_url},model=judge,max_retries=0"
+    args = ["eval", "--model", "local-chat-completions", "--model_args",
+            f"base_url={server.base_url}/chat/completions,model=mut,num_concurrent=2,max_retries=1",
+            "--tasks", "precisewikiqa", "--apply_chat_template", "--log_samples", "--output_path", "out",
+            "--metadata", json.dumps({"dataset": str(tmp_path / "set"), "judge": judge})]
+    refused = run_cli(*args, "--max-calls", "5")
+    assert refused.returncode == 2 and "expects 6 judge calls" in refused.stderr
+    assert server.requests == []  # no generation, no judge call
+    run = run_cli(*args, "--max-calls", "6")
+    assert run.returncode == 0, run.stderr[-3000:]
+    [results] = (tmp_path / "out").rglob("results_*.json")
+    budget = json.loads(results.read_text())["configs"]["precisewikiqa"]["metadata"]["hallubench_budget"]
+    assert budget == {**budget, "calls": 5, "stopped": False, "items": 3, "items_judged": 3, "max_calls": 6}

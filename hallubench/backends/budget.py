@@ -8,7 +8,8 @@ resumes from the cache)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -72,7 +73,14 @@ class Budget:
         caps = [] if self.max_calls is None else [f"--max-calls {self.max_calls}"]
         return ", ".join(caps + ([] if self.max_cost is None else [f"--max-cost {self.max_cost:g}"]))
 
-    def summary(self) -> dict[str, object]:
-        """For results: the caps, the calls made and their cost."""
+    def report(self, failures: Sequence[Sequence[str]]) -> dict[str, object]:
+        """For results: the caps, the calls made and their cost, whether the run stopped on them, and of the items
+        judged in it (``failures``: each item's failed calls' errors) how many got every verdict."""
+        refused = sum(any(error.startswith(STOPPED) for error in errors) for errors in failures)
         return {"max_calls": self.max_calls, "max_cost_usd": self.max_cost, "calls": self.calls,
-                "cost_usd": self.spent, "stopped": self.stopped}
+                "cost_usd": self.spent, "stopped": self.stopped, "items": len(failures),
+                "items_judged": len(failures) - refused}
+
+
+RUN_BUDGET: ContextVar[Budget | None] = ContextVar("hallubench_run_budget", default=None)
+"""The budget of a ``hallubench eval`` run, read by each task's judging filter (one budget over all its tasks)."""
