@@ -30,6 +30,7 @@ from hallu_metrics.settings import RunSettings, resolve_settings, task_setting
 from hallubench.backends.budget import RUN_BUDGET
 from hallubench.backends.cache import default_cache_path
 from hallubench.backends.hf_local import ALLOWED_KEYS as HF_KEYS
+from hallubench.backends.openai_batch import ALLOWED_KEYS as BATCH_KEYS
 from hallubench.backends.openai_http import ALLOWED_KEYS as OPENAI_KEYS
 from hallubench.errors import HallubenchError, TaskRefusal, refused_plainly
 from hallubench.outputs import write_text_atomic
@@ -172,7 +173,7 @@ class UnjudgedFilter(Filter):
                 for r in resps]
 
 
-SPEC_KEYS = frozenset({*OPENAI_KEYS, *HF_KEYS, *JUDGE_OPTIONS})
+SPEC_KEYS = frozenset({*OPENAI_KEYS, *BATCH_KEYS, *HF_KEYS, *JUDGE_OPTIONS})
 JUDGE_ONLY_KEYS = frozenset({"concurrency", "api_key_env", "backoff", "dead_after", *JUDGE_OPTIONS})  # no model arg
 
 
