@@ -3,7 +3,9 @@ task, a generator whose Features cover its columns, an `evaluate` module, a sect
 README), and every YAML under lm_eval_tasks/ loads in lm-eval's TaskManager (lm-eval skips a YAML it cannot
 parse silently, so this is the only place a broken one shows)."""
 
+import functools
 import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -25,11 +27,17 @@ class _Loose(yaml.SafeLoader):
 _Loose.add_multi_constructor("!", lambda loader, suffix, node: None)
 
 
+@functools.cache
+def read_yaml(path: Path) -> dict:
+    """A task, group or template YAML as a dict (read once; callers do not change it)."""
+    return yaml.load(path.read_text(), Loader=_Loose) or {}
+
+
 def declared_tasks() -> dict[str, str]:
     """task name -> family folder, for every task YAML (groups and templates excluded)."""
     found = {}
     for path in YAML_FILES:
-        data = yaml.load(path.read_text(), Loader=_Loose) or {}
+        data = read_yaml(path)
         if isinstance(data.get("task"), str) and "group" not in data:
             found[data["task"]] = path.relative_to(TASKS_DIR).parts[0]
     return found
@@ -52,9 +60,36 @@ def test_every_benchmark_has_all_its_pieces(name):
             assert features[column] == feature, f"{name}: column {column!r} is {features[column]} in the generator"
     assert benchmark.evaluate_module in module_names(), f"{name}: no evaluate module {benchmark.evaluate_module!r}"
     readme = (TASKS_DIR / benchmark.family / "README.md").read_text()
+    missing_parts = [part for part in LM_EVAL_README_PARTS if not re.search(rf"^{re.escape(part)}$", readme, re.M)]
+    assert not missing_parts, f"lm_eval_tasks/{benchmark.family}/README.md lacks {missing_parts}"
+    entries = task_entries(readme)
     for task in benchmark.task_names:
-        assert re.search(rf"`{task}`", readme), f"lm_eval_tasks/{benchmark.family}/README.md does not describe {task}"
+        assert task in entries, (f"lm_eval_tasks/{benchmark.family}/README.md has no entry for {task} (a bullet "
+                                 f"opening with `{task}` under '#### Tasks' or under a heading naming it)")
     assert set(benchmark.headline_metrics) <= set(benchmark.metric_names)
+
+
+# The parts of an lm-eval task README (lm-eval's tasks/README template), each a heading line of every family README.
+LM_EVAL_README_PARTS = ("### Paper", "### Citation", "### Groups, Tags, and Tasks", "#### Tasks", "### Changelog",
+                        "### Checklist")
+
+
+def task_entries(readme: str) -> dict[str, str]:
+    """task name -> its entry in a family README: a bullet opening with the task's name in backticks (alone or among
+    a list of names) that says something about it, under '#### Tasks' or under a heading that names the task."""
+    entries: dict[str, str] = {}
+    heading = ""
+    for block in re.split(r"^(?=#{2,4} |\* )", readme, flags=re.M):
+        if block.startswith("#"):
+            heading = block.splitlines()[0]
+            continue
+        opening = re.match(r"\* ((?:`\w+`[,:]?(?: and| or)?\s+)+)\S", block)
+        if not opening:
+            continue
+        names = re.findall(r"`(\w+)`", opening.group(1))
+        if heading == "#### Tasks" or any(f"`{task}`" in heading for task in names):
+            entries.update(dict.fromkeys(names, block))
+    return entries
 
 
 def test_every_task_yaml_belongs_to_a_registered_benchmark():
@@ -69,7 +104,7 @@ def test_every_yaml_loads_in_lm_eval():
     manager = task_manager()
     names = set()
     for path in YAML_FILES:
-        data = yaml.load(path.read_text(), Loader=_Loose) or {}
+        data = read_yaml(path)
         for key in ("task", "group", "tag"):
             value = data.get(key)
             if isinstance(value, str) and (key != "task" or "group" not in data):
@@ -117,7 +152,7 @@ def declared_groups() -> dict[str, tuple[dict, str]]:
     """group name -> (its YAML, family folder), for every group YAML."""
     found = {}
     for path in YAML_FILES:
-        data = yaml.load(path.read_text(), Loader=_Loose) or {}
+        data = read_yaml(path)
         if "group" in data:
             found[data["group"]] = (data, path.relative_to(TASKS_DIR).parts[0])
     return found
@@ -152,8 +187,8 @@ def test_every_group_prints_a_documented_aggregate_row(group):
 def test_every_task_has_its_own_version_in_its_family_changelog(task):
     """As in lm-eval: each task YAML declares its own metadata.version (not inherited from a template), and its
     family README's Changelog has an entry for that version."""
-    [path] = [p for p in YAML_FILES if (yaml.load(p.read_text(), Loader=_Loose) or {}).get("task") == task]
-    version = ((yaml.load(path.read_text(), Loader=_Loose) or {}).get("metadata") or {}).get("version")
+    [path] = [p for p in YAML_FILES if read_yaml(p).get("task") == task]
+    version = (read_yaml(path).get("metadata") or {}).get("version")
     assert isinstance(version, (int, float)), f"{path.name}: no metadata.version of its own"
     readme = (TASKS_DIR / declared_tasks()[task] / "README.md").read_text()
     assert "### Changelog" in readme
@@ -163,7 +198,7 @@ def test_every_task_has_its_own_version_in_its_family_changelog(task):
 
 def included_chain(path) -> list[str]:
     """The YAML files a task YAML includes, transitively (file names)."""
-    data = yaml.load(path.read_text(), Loader=_Loose) or {}
+    data = read_yaml(path)
     included = data.get("include")
     if not included:
         return []
@@ -175,7 +210,7 @@ def included_chain(path) -> list[str]:
 def test_every_task_yaml_is_a_judged_task(task):
     """Each task YAML includes the shared judged template (JudgedTask: registry metrics, judging filter, the one
     loader); without it lm-eval would load the task with no metrics."""
-    [path] = [p for p in YAML_FILES if (yaml.load(p.read_text(), Loader=_Loose) or {}).get("task") == task]
+    [path] = [p for p in YAML_FILES if read_yaml(p).get("task") == task]
     assert "_judged_template.yaml" in included_chain(path), f"{path.name} does not include _judged_template.yaml"
 
 
@@ -213,3 +248,70 @@ def test_every_check_declares_the_fields_its_items_carry():
             if check.messages is not None:
                 read, _ = builtin_template(check)
                 assert set(read) <= set(check.fields), f"{check.name} reads {sorted(set(read) - set(check.fields))}"
+
+
+def task_yaml(task: str) -> Path:
+    [path] = [p for p in YAML_FILES if read_yaml(p).get("task") == task]
+    return path
+
+
+def task_setting(path: Path, key: str) -> object:
+    """A task YAML's setting, its own or the nearest included file's (as lm-eval merges includes)."""
+    data = read_yaml(path)
+    if key in data or not data.get("include"):
+        return data.get(key)
+    return task_setting((path.parent / data["include"]).resolve(), key)
+
+
+@pytest.mark.parametrize("task", sorted(declared_tasks()))
+def test_every_task_prompt_reads_only_declared_columns(task):
+    """``doc_to_text`` / ``doc_to_target`` (Jinja, as lm-eval renders them) name only columns of the benchmark's docs:
+    lm-eval renders an unknown name as an empty string, so a misspelt column sends the model an empty prompt."""
+    from jinja2 import Environment, meta
+
+    from hallu_metrics.registry import TASKS
+
+    columns = set(TASKS[task].required_doc_columns)
+    for key in ("doc_to_text", "doc_to_target"):
+        template = task_setting(task_yaml(task), key)
+        if isinstance(template, str):
+            named = meta.find_undeclared_variables(Environment().parse(template))
+            assert named <= columns, f"{task}: {key} names {sorted(named - columns)}, not columns of its docs"
+
+
+def families_groups_and_tags() -> dict[str, set[str]]:
+    """family folder -> the groups and tags declared in it."""
+    found: dict[str, set[str]] = {}
+    for group, (_, family) in declared_groups().items():
+        found.setdefault(family, set()).add(group)
+    for path in YAML_FILES:
+        tags = read_yaml(path).get("tag") or []
+        found.setdefault(path.relative_to(TASKS_DIR).parts[0], set()).update([tags] if isinstance(tags, str) else tags)
+    return {family: names for family, names in found.items() if names}
+
+
+@pytest.mark.parametrize("task", sorted(declared_tasks()))
+def test_every_task_is_in_a_group_or_tag_of_its_family(task):
+    """Where a family folder declares groups or tags, each of its tasks is a leaf of one of its groups or carries one
+    of its tags: `--tasks GROUP` silently skips a task left out of the group YAML."""
+    family = declared_tasks()[task]
+    names = families_groups_and_tags().get(family)
+    if not names:
+        return
+    groups = declared_groups()
+    in_group = any(task in leaf_tasks(group, groups) for group in names if group in groups)
+    tags = read_yaml(task_yaml(task)).get("tag") or []
+    assert in_group or set([tags] if isinstance(tags, str) else tags) & names, \
+        f"{task}: in no group or tag of lm_eval_tasks/{family} ({', '.join(sorted(names))})"
+
+
+@pytest.mark.parametrize("name", sorted(BENCHMARKS))
+def test_every_llm_check_has_its_reader_reminder_and_schema(name):
+    """A check an LLM judge can ask (it has ``messages``) reads replies (``parse``), re-asks once (``reminder``) and
+    declares its reply schema (``structured``, sent under the judge's ``structured=auto``): without them an LLM judge
+    reads nothing, never re-asks, or ignores structured outputs."""
+    for check in BENCHMARKS[name].checks:
+        if check.messages is None:
+            continue
+        missing = [part for part in ("parse", "reminder", "structured") if not getattr(check, part)]
+        assert not missing, f"{name}: check {check.name} has no {', '.join(missing)}"
