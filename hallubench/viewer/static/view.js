@@ -161,7 +161,7 @@
     const box = el("div", "replies");
     if (v.w !== undefined) {
       box.appendChild(el("div", "why", "why (rule judge): " +
-        (v.w || "no reason recorded (this check's rule gives none)")));
+        (v.w || "no reason recorded (a verdict written before its check gave one)")));
       return box;
     }
     if (v.r1 === undefined) {
