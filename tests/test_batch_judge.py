@@ -204,3 +204,30 @@ def test_a_quiet_period_gathers_chains_that_reach_their_call_at_different_times(
 
     assert asyncio.run(chains()) == list(range(5))
     assert len(sizes) == batches and sum(sizes) == 5
+
+
+def test_closing_the_judge_ends_a_poll_at_once_and_the_batch_stays_recorded(tmp_path):
+    """Ctrl-C closes the judges: a worker waiting on a day-long batch must not keep the process alive."""
+    import threading
+
+    from hallubench.backends.openai_batch import OpenAIBatchBackend
+
+    with LoopbackBatchServer(judge_reply) as server:
+        server.hold = True
+        cache = CallCache(tmp_path / "c.sqlite")
+        backend = OpenAIBatchBackend(server.base_url, "judge", cache, poll=60)
+        answers = {}
+        worker = threading.Thread(target=backend.complete_many, args=(
+            [ChatRequest.from_messages([{"role": "user", "content": "q"}])], answers.__setitem__))
+        worker.start()
+        while server.poll_count < 1:
+            time.sleep(0.01)
+        started = time.perf_counter()
+        backend.close()
+        worker.join(timeout=5)
+        assert not worker.is_alive() and time.perf_counter() - started < 2
+        assert "stopped while batch(es) batch_1 ran" in answers[0].error
+        ledger = BatchLedger(cache)
+        assert len(ledger.keys_of("batch_1")) == 1  # a re-run polls it
+        ledger.close()
+        cache.close()

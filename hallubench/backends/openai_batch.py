@@ -23,8 +23,9 @@ import os
 import re
 import sqlite3
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -191,8 +192,7 @@ class OpenAIBatchBackend:
 
     def __init__(self, base_url: str, model: str, cache: CallCache | None, poll: float = 30.0, window: str = "24h",
                  retry: str = "wave", max_retries: int = 3, quiet: float = 2.0, max_lines: int = MAX_LINES,
-                 timeout: float = 120.0, concurrency: int = 8, api_key_env: str = "OPENAI_API_KEY",
-                 sleep: Callable[[float], None] = time.sleep):
+                 timeout: float = 120.0, concurrency: int = 8, api_key_env: str = "OPENAI_API_KEY"):
         if "|" in base_url:
             raise HallubenchError(f"bad {KIND} spec: one base_url (a batch runs on one server; replicas are for "
                                   "realtime openai: judges)")
@@ -205,7 +205,8 @@ class OpenAIBatchBackend:
         self.identity = self.realtime.identity  # the realtime judge's: cache entries are shared
         self.model, self.cache, self.poll, self.window = model, cache, poll, window
         self.retry, self.max_retries, self.quiet, self.max_batch = retry, max_retries, quiet, max_lines
-        self.concurrency, self._sleep = concurrency, sleep
+        self.concurrency = concurrency
+        self._closing = threading.Event()  # wakes a poll's wait when the run ends (Ctrl-C): no thread outlives it
         api_key = os.environ.get(api_key_env)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._endpoints = BatchEndpoints(self.realtime.breaker.urls[0], headers, timeout, max_retries + 1,
@@ -293,8 +294,8 @@ class OpenAIBatchBackend:
                 if batch.get("status") in TERMINAL:
                     outcomes.update(self._read(batch))
                     waiting.remove(batch_id)
-            if waiting:
-                self._sleep(self.poll)
+            if waiting and self._closing.wait(self.poll):
+                raise HallubenchError(f"stopped while batch(es) {', '.join(waiting)} ran")
         return outcomes
 
     def _read(self, batch: dict[str, Any]) -> dict[str, LineOutcome]:
@@ -320,6 +321,7 @@ class OpenAIBatchBackend:
         return outcomes
 
     def close(self) -> None:
+        self._closing.set()
         self._endpoints.close()
         self._ledger.close()
         self.realtime.close()
