@@ -142,17 +142,20 @@ def test_every_reader_has_a_large_enough_corpus():
 
 @pytest.mark.parametrize("check, parse", CHECK_PARSES, ids=[name for name, _ in CHECK_PARSES])
 def test_each_check_reads_a_corpus_as_written(check, parse):
-    """A check's parse, with the arguments it binds (the JSON key, the labels), reads one corpus of its reader: every
-    case of that corpus that sets no arguments of its own gives the expected reading."""
+    """A check's parse, with the arguments it binds (the JSON key, the labels), reads a corpus of its own: MIN_CASES
+    replies of its reader's corpora, unreadable ones among them, that set no arguments of their own and each give the
+    expected reading (a check sharing a reader with another needs replies in its own terms, not the other's)."""
     reader = reader_function(parse)
     matching = []
-    for filename, corpus in _corpora().items():
+    for corpus in _corpora().values():
         if _reader(corpus["reader"]) is not reader:
             continue
         cases = [c for c in corpus["cases"] if "args" not in c and "kwargs" not in c]
         if cases and all(_field(parse(c["reply"]), corpus) == c["expected"] for c in cases):
-            matching.append(filename)
+            matching.extend(cases)
     assert matching, f"{check}: no corpus of {reader_name(reader)} is read as written by this check's parse"
+    assert len(matching) >= MIN_CASES, f"{check}: its corpus has {len(matching)} replies, fewer than {MIN_CASES}"
+    assert any(case["expected"] is None for case in matching), f"{check}: its corpus has no unreadable reply"
 
 
 def test_judge_less_benchmarks_declare_their_answer_readers():
