@@ -215,3 +215,16 @@ def test_unjudged_runs_are_left_out_with_a_line(tmp_path):
         "[hallubench] not published: Llama-3.1-8B on mixedentities (predict-only, not judged)",
         "hallubench: error: no result to publish (only groups or predict-only runs)"]
     assert not (tmp_path / "h").exists()
+
+
+def test_several_models_go_to_a_leaderboard_dataset_in_one_commit(hub, tmp_path):
+    hub.commit("lab/pwqa-results", {"README.md": b"# results\n"})
+    sources = [score_result(tmp_path / "a.json", model="Llama-3.1-8B"), score_result(tmp_path / "b.json", model="Qwen")]
+    proc = push(hub, tmp_path, *sources, "--push-results", "lab/pwqa-results", "--repo-type", "dataset")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert len(hub.repos["lab/pwqa-results"]) == 2 and hub.unserved == []
+    files = hub.head("lab/pwqa-results")[1]
+    entry = yaml.safe_load(files[".eval_results/qwen_precisewikiqa_openai-gpt-4o-mini.yaml"])[0]
+    assert entry["source"]["url"] == (f"{hub.url}/datasets/lab/pwqa-results/blob/main/hallubench_results/"
+                                      "qwen_precisewikiqa_openai-gpt-4o-mini.json")
+    assert json.loads(files["hallubench_results/qwen_precisewikiqa_openai-gpt-4o-mini.json"])["model"] == "Qwen"
