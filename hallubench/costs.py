@@ -94,6 +94,8 @@ def summary_line(name: str, entry: Mapping[str, Any], wall_seconds: float | None
         parts.append(money(entry["cost_usd"]) + ("" if entry.get("cost_complete", True) else " (at least)"))
     if stats.reused_prompt_tokens:
         parts.append(f"cache saved {short_count(stats.reused_prompt_tokens)} prompt tokens")
+    if stats.prefix_cached_tokens:
+        parts.append(f"{short_count(stats.prefix_cached_tokens)} prompt tokens from the server's prefix cache")
     return ", ".join(parts)
 
 

@@ -6,7 +6,9 @@ carrying ``response_format`` (a server without structured outputs); ``latency`` 
 messages) delays every answer. Every answer carries ``usage`` as OpenAI-compatible servers send it
 (``prompt_tokens``, ``completion_tokens``, ``total_tokens``, ``prompt_tokens_details.cached_tokens``), counted by
 ``usage(messages, reply) -> (prompt, completion)``: by default words and punctuation marks (``rough_usage``), or a
-real tokenizer's counts that a test passes.
+real tokenizer's counts that a test passes. With ``prefix_cache``, ``cached_tokens`` is what a server's automatic
+prefix cache (vLLM's) would hold: the longest prefix, in ``rough_usage``'s pieces, that the prompt shares with an
+earlier request's (listed per request in ``cached_tokens``); else 0.
 """
 
 from __future__ import annotations
@@ -31,6 +33,17 @@ def rough_usage(messages: list[dict], reply: str) -> tuple[int, int]:
     return prompt, len(_PIECES.findall(reply))
 
 
+def prompt_pieces(messages: list[dict]) -> list[str]:
+    """The prompt as ``rough_usage`` counts it: each message's template markers, then its words and marks."""
+    return [piece for m in messages
+            for piece in (*[f"<{m.get('role')}>"] * MESSAGE_OVERHEAD, *_PIECES.findall(str(m.get("content", ""))))]
+
+
+def shared_prefix(a: list[str], b: list[str]) -> int:
+    """Length of the longest common prefix of two piece lists."""
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
 class _Server(ThreadingHTTPServer):
     request_queue_size = 256  # the default backlog of 5 drops connections under high concurrency
 
@@ -46,10 +59,14 @@ class LoopbackChatServer:
         hang_seconds: float = 5.0,
         usage: Callable[[list[dict], str], tuple[int, int]] = rough_usage,
         reject_schema: bool = False,
+        prefix_cache: bool = False,
     ):
         self.reply, self.latency, self.hang_seconds, self.usage = reply, latency, hang_seconds, usage
         self.reject_schema = reject_schema  # HTTP 400 to a request with response_format, as servers without it do
         self.faults = deque(faults or [])
+        self.prefix_cache = prefix_cache
+        self.cached_tokens: list[int] = []  # per request, when prefix_cache is on
+        self._prompts_seen: list[list[str]] = []
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self._lock = threading.Lock()
@@ -68,6 +85,7 @@ class LoopbackChatServer:
                     server.requests.append(body)
                     server.headers.append(dict(self.headers))
                     fault = server.faults.popleft() if server.faults else None
+                    cached = server._cached_prefix(body.get("messages", [])) if server.prefix_cache else 0
                 if fault == "timeout":
                     time.sleep(server.hang_seconds)
                 if fault in ("500", "429", "503"):
@@ -86,7 +104,7 @@ class LoopbackChatServer:
                 payload = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
                            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                                      "total_tokens": prompt + completion,
-                                     "prompt_tokens_details": {"cached_tokens": 0}}}
+                                     "prompt_tokens_details": {"cached_tokens": cached}}}
                 self._send(200, json.dumps(payload).encode())
 
             def _send(self, status: int, data: bytes) -> None:
@@ -107,6 +125,14 @@ class LoopbackChatServer:
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def _cached_prefix(self, messages: list[dict]) -> int:
+        """Pieces of this prompt an earlier request's prompt began with (called under the lock)."""
+        pieces = prompt_pieces(messages)
+        cached = max((shared_prefix(pieces, seen) for seen in self._prompts_seen), default=0)
+        self._prompts_seen.append(pieces)
+        self.cached_tokens.append(cached)
+        return cached
 
     def close(self) -> None:
         self._server.shutdown()

@@ -6,7 +6,7 @@ import json
 import sqlite3
 
 import pytest
-from loopback import LoopbackChatServer, rough_usage
+from loopback import LoopbackChatServer, prompt_pieces, rough_usage
 from support import write_jsonl
 
 from hallu_metrics.judges.accounting import Price, price_for
@@ -143,6 +143,22 @@ def test_score_records_tokens_and_cost_per_role_and_cached_reruns_cost_nothing(t
     assert (rerun["calls"], rerun["new"], rerun["cached"], rerun["prompt_tokens"]) == (4, 0, 4, 0)
     assert rerun["cost_usd"] == 0 and rerun["reused_prompt_tokens"] == 4000
     assert "4 calls (0 new, 4 cached), 0 prompt + 0 completion tokens" in second
+
+
+def test_prompt_tokens_the_server_served_from_its_prefix_cache_are_in_the_accounting(tmp_path, capsys):
+    """A server with a prefix cache reports ``prompt_tokens_details.cached_tokens``: the grader's fixed part
+    (instructions before the item) comes back cached on every call after the first, and score's result and summary
+    line carry the sum the server reported."""
+    samples = tmp_path / "samples_simpleqa_hallu.jsonl"
+    write_jsonl(samples, ({"doc": d, "resps": [[r]]} for d, r in zip(SIMPLEQA_DOCS, REPLIES)))
+    with LoopbackChatServer(grader, prefix_cache=True) as server:
+        assert main(["score", "--task", "simpleqa_hallu", "--samples", str(samples), "--judge",
+                     f"openai:base_url={server.base_url},model=grader", "--out", str(tmp_path / "a.json")]) == 0
+    fixed = len(prompt_pieces(server.requests[0]["messages"][:-1]))  # the system message, before the item
+    assert server.cached_tokens[0] == 0 and all(cached > fixed for cached in server.cached_tokens[1:])
+    total = json.loads((tmp_path / "a.json").read_text())["accounting"]["total"]
+    assert total["prefix_cached_tokens"] == sum(server.cached_tokens)
+    assert f"{sum(server.cached_tokens)} prompt tokens from the server's prefix cache" in capsys.readouterr().out
 
 
 @pytest.mark.slow
