@@ -136,7 +136,7 @@ def test_a_run_killed_mid_poll_resumes_by_its_batch_id_without_a_second_upload(t
         process = mp.get_context("spawn").Process(target=_score_until_killed,
                                                   args=(samples, tmp_path / "killed.json", spec))
         process.start()
-        deadline = time.time() + 60
+        deadline = time.time() + 180  # the child imports hallubench: seconds, minutes on a loaded machine
         while server.poll_count < 3 and time.time() < deadline:
             time.sleep(0.02)
         os.kill(process.pid, signal.SIGKILL)
@@ -231,3 +231,14 @@ def test_closing_the_judge_ends_a_poll_at_once_and_the_batch_stays_recorded(tmp_
         assert len(ledger.keys_of("batch_1")) == 1  # a re-run polls it
         ledger.close()
         cache.close()
+
+
+def test_a_wave_over_the_file_size_limit_goes_out_as_several_batches(tmp_path, monkeypatch):
+    monkeypatch.setattr("hallubench.backends.openai_batch.MAX_FILE_BYTES", 1000)  # about 3 lines a file
+    with LoopbackBatchServer(lambda messages: "echo " + messages[-1]["content"]) as server:
+        client = make_client(backend_spec(batch_spec(server)), CallCache(tmp_path / "c.sqlite"))
+        requests = [ChatRequest.from_messages([{"role": "user", "content": f"q{i}"}]) for i in range(10)]
+        answers = client.complete(requests)
+        client.close()
+        assert [a.text for a in answers] == [f"echo q{i}" for i in range(10)]
+        assert len(server.batches) > 2 and all(len(server.files[f]) <= 1000 for f in server.uploads)

@@ -45,6 +45,7 @@ ALLOWED_KEYS = {"base_url", "model", "poll", "window", "retry", "max_retries", "
                 "concurrency", "api_key_env"}
 RETRY_MODES = ("wave", "realtime")
 MAX_LINES = 50_000  # OpenAI's limit of requests per batch
+MAX_FILE_BYTES = 190 * 2**20  # under OpenAI's 200 MB limit of a batch input file
 TERMINAL = ("completed", "failed", "expired", "cancelled")
 UNFINISHED_CODES = ("batch_expired", "batch_cancelled")
 
@@ -247,7 +248,7 @@ class OpenAIBatchBackend:
                   f"{len(recorded)} requests (no second upload)", file=sys.stderr)
         try:
             if fresh:
-                batches.append(self._submit([requests[i] for i in fresh], [keys[i] for i in fresh]))
+                batches += self._submit([requests[i] for i in fresh], [keys[i] for i in fresh])
             outcomes = self._await_batches(batches)
         except HallubenchError as exc:  # the server is unreachable: the wave fails; recorded batches resume next run
             for i in range(len(requests)):
@@ -272,17 +273,27 @@ class OpenAIBatchBackend:
                 for i, completion in zip(realtime, answers):
                     on_result(i, completion)
 
-    def _submit(self, requests: Sequence[ChatRequest], keys: Sequence[str]) -> str:
-        """Upload the wave's lines and create its batch; recorded before anything else can fail."""
-        lines = "".join(json.dumps({"custom_id": key, "method": "POST", "url": "/v1" + ENDPOINT_PATH,
-                                    "body": self.realtime.payload(request)}, ensure_ascii=True) + "\n"
-                        for request, key in zip(requests, keys))
-        file_id = self._endpoints.upload(lines.encode("ascii"))
-        batch = self._endpoints.create(file_id, self.window)
-        self._ledger.record(str(batch["id"]), keys, self.identity)
-        print(f"[hallubench] {KIND} judge {self.model}: batch {batch['id']} submitted ({len(keys)} requests, window "
-              f"{self.window}); polling every {self.poll:g} s", file=sys.stderr)
-        return str(batch["id"])
+    def _submit(self, requests: Sequence[ChatRequest], keys: Sequence[str]) -> list[str]:
+        """Upload the wave's lines and create its batches (one per ``MAX_FILE_BYTES`` of lines), each recorded the
+        moment it exists."""
+        lines = [json.dumps({"custom_id": key, "method": "POST", "url": "/v1" + ENDPOINT_PATH,
+                             "body": self.realtime.payload(request)}, ensure_ascii=True) + "\n"
+                 for request, key in zip(requests, keys)]
+        batch_ids: list[str] = []
+        start = 0
+        while start < len(lines):
+            end, size = start, 0
+            while end < len(lines) and (end == start or size + len(lines[end]) <= MAX_FILE_BYTES):
+                size += len(lines[end])
+                end += 1
+            file_id = self._endpoints.upload("".join(lines[start:end]).encode("ascii"))
+            batch = self._endpoints.create(file_id, self.window)
+            self._ledger.record(str(batch["id"]), keys[start:end], self.identity)
+            print(f"[hallubench] {KIND} judge {self.model}: batch {batch['id']} submitted ({end - start} requests, "
+                  f"window {self.window}); polling every {self.poll:g} s", file=sys.stderr)
+            batch_ids.append(str(batch["id"]))
+            start = end
+        return batch_ids
 
     def _await_batches(self, batch_ids: Sequence[str]) -> dict[str, LineOutcome]:
         """Poll until every batch ends; each one's lines read, its successful lines cached, its record dropped."""
