@@ -64,12 +64,11 @@ def _release(row: Mapping[str, Any], publication: Publication) -> tuple[str, str
     """The benchmark dataset repo and pinned revision a result was made on: ``--benchmark`` when given, else the
     Hub repo and revision the result records (a local folder or an unpinned run is refused: the leaderboard could not
     say which set the value is on)."""
+    recorded = row.get("dataset") or {}
     if publication.benchmark:
         repo, _, revision = publication.benchmark.partition("@")
-        recorded = row.get("dataset") or {}
         revision = revision or (recorded.get("revision") if recorded.get("location") == repo else "")
     else:
-        recorded = row.get("dataset") or {}
         repo, revision = str(recorded.get("location") or ""), str(recorded.get("revision") or "")
         if not repo or Path(repo).exists() or not _is_repo_id(repo):
             raise HallubenchError(f"{row['source']}: {row['task']} was evaluated on {repo or 'an unrecorded set'}, "
@@ -96,18 +95,24 @@ def _utc(date: str) -> str:
     return datetime.strptime(date, "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc).strftime("%Y-%m-%dT%H:%M:00Z")
 
 
-def _notes(row: Mapping[str, Any], metric: str, version: str) -> str:
+def _notes(row: Mapping[str, Any], metric: str) -> str:
     """The setup line a leaderboard shows beside the value: judge, stderr and item count, set and version."""
     stderr = (row.get("stderr") or {}).get(metric)
     counted = (row.get("counted") or {}).get(metric)
     parts = [f"judge {row['judge']}", *([f"stderr {stderr:.4g}"] if not is_missing(stderr) else []),
-             *([f"n {counted}"] if not is_missing(counted) else []), f"set {row['set']}", f"hallubench {version}"]
+             *([f"n {counted}"] if not is_missing(counted) else []), f"set {row['set']}",
+             f"hallubench {_made_with(row)}"]
     return "; ".join(parts)
 
 
-def _record(row: Mapping[str, Any], repo: str, revision: str, metrics: Sequence[str], version: str) -> dict[str, Any]:
+def _made_with(row: Mapping[str, Any]) -> str:
+    """The hallubench version a result records (``hallubench score``), else the installed one (lm-eval's results
+    file records none)."""
+    return ((row.get("provenance") or {}).get("software") or {}).get("hallubench") or software()["hallubench"]
+
+
+def _record(row: Mapping[str, Any], repo: str, revision: str, metrics: Sequence[str]) -> dict[str, Any]:
     """The whole record behind a result's entries (``hallubench_results/<name>.json``)."""
-    recorded = ((row.get("provenance") or {}).get("software") or {}).get("hallubench")
     return {
         "written_by": f"{MARKER} {COMMAND}",
         "format": HUB_DOCS,
@@ -122,7 +127,7 @@ def _record(row: Mapping[str, Any], repo: str, revision: str, metrics: Sequence[
                     for m in metrics},
         "judges": row.get("judges") or {},
         "settings": row.get("settings") or {},
-        "hallubench_version": recorded or version,
+        "hallubench_version": _made_with(row),
         "published_with": {"hallubench": software()["hallubench"]},
         "date": _utc(row["date"]),
         "source": Path(str(row["source"])).name,
@@ -150,7 +155,6 @@ def results_files(rows: Sequence[Mapping[str, Any]], publication: Publication) -
     if publication.repo_type == "model" and len(models) > 1:
         raise HallubenchError(f"a model repo holds one model's results; got {', '.join(models)} (publish each "
                               "model's results to its repo, or several to a dataset repo with --repo-type dataset)")
-    version = software()["hallubench"]
     files: dict[str, str] = {}
     for row in rows:
         repo, revision = _release(row, publication)
@@ -171,10 +175,10 @@ def results_files(rows: Sequence[Mapping[str, Any]], publication: Publication) -
             "value": row[metric],
             "date": _utc(row["date"]),
             **({"source": {"url": record_url, "name": "hallubench record"}} if record_url else {}),
-            "notes": _notes(row, metric, version),
+            "notes": _notes(row, metric),
         } for metric in metrics]
         files[yaml_path] = f"{YAML_MARK}\n" + yaml.safe_dump(entries, sort_keys=False, allow_unicode=True, width=120)
-        files[record_path] = json.dumps(_record(row, repo, revision, metrics, version), indent=2) + "\n"
+        files[record_path] = json.dumps(_record(row, repo, revision, metrics), indent=2) + "\n"
     if not files:
         raise HallubenchError("no result to publish: no leaderboard metric has a value")
     remember_secret(os.environ.get("HF_TOKEN"))  # never written, even where a judge spec carried it

@@ -3,6 +3,7 @@
 pinned to the release, with a full record beside each; pushed in one commit to the loopback Hub (tests/loopback_hub.py)
 with the token from HF_TOKEN only, which no file or output carries."""
 
+import importlib.metadata
 import json
 import subprocess
 import sys
@@ -22,7 +23,7 @@ RELEASE, REVISION = "lab/pwqa-2026", "5503434ddd753f426f4b38109466949a1217c2bb"
 MODEL_REPO = "me/llama-8b"
 FINGERPRINT = "sha256:" + "3f" * 32
 JUDGE = "openai:base_url=http://judge.internal:8000/v1,model=gpt-4o-mini,concurrency=8"
-VERSION = "0.1.0"
+VERSION = "0.0.9"  # the hallubench a result records, not the one that publishes it
 
 
 def score_result(path: Path, model: str = "Llama-3.1-8B", dataset: dict | None = None, settings: dict | None = None):
@@ -89,7 +90,7 @@ def test_results_dir_writes_one_hub_entry_per_leaderboard_metric_and_a_record(tm
     assert by_task["precisewikiqa.hallucination_rate"]["value"] == pytest.approx(3 / 8)
     assert by_task["precisewikiqa.correct_rate"]["value"] == 0.5
     notes = by_task["precisewikiqa.hallucination_rate"]["notes"]
-    assert notes == "judge openai:gpt-4o-mini; stderr 0.183; n 8; set 3f3f3f3f3f3f; hallubench 0.1.0"
+    assert notes == "judge openai:gpt-4o-mini; stderr 0.183; n 8; set 3f3f3f3f3f3f; hallubench 0.0.9"
     mixed = yaml.safe_load(files[".eval_results/mixedentities_rule.yaml"])
     assert [(e["dataset"]["task_id"], e["value"]) for e in mixed] == [("mixedentities.false_acceptance_rate", 0.25)]
     assert "stderr 0.0625; set" in mixed[0]["notes"]  # a conditional rate: lm-eval recorded no item count
@@ -99,6 +100,9 @@ def test_results_dir_writes_one_hub_entry_per_leaderboard_metric_and_a_record(tm
     record = json.loads(files["hallubench_results/precisewikiqa_openai-gpt-4o-mini.json"])
     assert record["judges"] == {"judge": JUDGE} and record["settings"]["dataset_revision"] == REVISION
     assert record["set"]["fingerprint"] == FINGERPRINT and record["hallubench_version"] == VERSION
+    installed = importlib.metadata.version("hallubench")
+    assert record["published_with"] == {"hallubench": installed} and installed != VERSION
+    assert mixed[0]["notes"].endswith(f"hallubench {installed}")  # lm-eval's results file records no version
     assert record["metrics"]["hallucination_rate"] == {
         "value": pytest.approx(3 / 8), "stderr": pytest.approx(0.1830, abs=1e-4), "counted": 8,
         "task_id": "precisewikiqa.hallucination_rate"}
