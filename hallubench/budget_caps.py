@@ -8,12 +8,15 @@ import argparse
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hallu_metrics.judges.accounting import ALL_ROLES, Price, price_for
 from hallubench.backends.budget import Budget
 from hallubench.costs import money
 from hallubench.errors import HallubenchError
+
+if TYPE_CHECKING:
+    from hallubench.scoring import ScoreOptions
 
 
 def _usd(text: str) -> float:
@@ -78,16 +81,20 @@ def check_planned(plan: Mapping[str, Any], budget: Budget, runs: int = 1) -> Non
                               "raise the cap, judge fewer items, or use a cheaper judge (openai-batch: about half)")
 
 
-def plan_samples(task: str, samples: Path, flags: Mapping[str, Any], prices: Mapping[str, Price]) -> dict[str, Any]:
-    """The plan of judging a samples log's items with the run's flags."""
+def plan_samples(task: str, samples: Path, options: ScoreOptions) -> dict[str, Any]:
+    """The plan of what ``score`` judges in a samples log: the items without a reusable verdict, with the run's
+    settings (flags over what the log recorded)."""
     from hallu_metrics.registry import benchmark_for_task
     from hallubench.plan import claims_per_sentence, make_plan
-    from hallubench.scoring import read_samples
+    from hallubench.scoring import judging_plan, read_samples
 
+    benchmark = benchmark_for_task(task)
     rows = read_samples(samples, task)
-    long_form = benchmark_for_task(task).name in ("longwiki", "wildhallucinations")
+    settings, _, _, todo = judging_plan(benchmark, task, rows, options)
+    long_form = benchmark.name in ("longwiki", "wildhallucinations")
     claims = claims_per_sentence([s.record for s in rows if s.record]) if long_form else None
-    return make_plan(task, [s.doc for s in rows], [s.response for s in rows], flags, claims, prices)
+    return make_plan(task, [rows[i].doc for i in todo], [rows[i].response for i in todo], {}, claims, options.prices,
+                     stated=settings.record())
 
 
 def stopped_message(budget: Mapping[str, Any], where: str) -> str:

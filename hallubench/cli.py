@@ -147,13 +147,12 @@ def _judge_and_write(args: argparse.Namespace, benchmark: Any, flags: dict[str, 
         if args.dataset:  # the judge scores each doc itself; the responses stay empty
             write_dataset_samples(args.task, args.dataset, runs[0])
         budget = make_budget(args.max_calls, args.max_cost, prices)
+        options = ScoreOptions(flags, args.rejudge, args.retry_unparseable, prices, budget)
         if budget is not None:  # refused before any call when the plan's estimate passes a cap
-            planned = {**flags, "judge": args.judge_panel[0]} if args.judge_panel else flags  # a panel: its first
-            check_planned(plan_samples(args.task, runs[0], planned, prices), budget,
-                          len(runs) * len(args.judge_panel or [None]))
-        result, records = score_with_error_bars(
-            args.task, runs, ScoreOptions(flags, args.rejudge, args.retry_unparseable, prices, budget),
-            args.judge_panel or ())
+            planned = ScoreOptions({**flags, "judge": args.judge_panel[0]}, args.rejudge, args.retry_unparseable,
+                                   prices) if args.judge_panel else options  # a panel: its first judge, times its size
+            check_planned(plan_samples(args.task, runs[0], planned), budget, len(runs) * len(args.judge_panel or [1]))
+        result, records = score_with_error_bars(args.task, runs, options, args.judge_panel or ())
     if args.dataset:
         result["samples"] = f"{args.dataset}{FROM_DATASET}"
         result["dataset"].update(location=args.dataset, revision="unpinned")
@@ -235,6 +234,7 @@ def _share(text: str) -> float:
 
 def _report(args: argparse.Namespace) -> int:
     from hallubench.compare import CSV_HEADER, draw, load_results, planned_plots, tables
+    from hallubench.jobs import results_files
     from hallubench.outputs import MARKDOWN_MARK, check_replaceable, write_text_atomic
     from hallubench.stability import CSV_HEADER as STABILITY_HEADER
     from hallubench.stability import (
@@ -245,7 +245,7 @@ def _report(args: argparse.Namespace) -> int:
         trial_groups,
     )
 
-    sources = [Path(p) for p in args.results]
+    sources = results_files([Path(p) for p in args.results])  # a folder: its runs' newest lm-eval results files
     if args.paper:
         from hallubench.paper_tables import paper_report
 
@@ -312,6 +312,7 @@ SUBCOMMANDS: dict[str, str] = {  # name -> help, listed by `hallubench --help` w
     "tasks-path": "print the folder to pass to lm_eval --include_path",
     "model-args": "print lm_eval --model_args for the embedded SmolLM2-135M-Instruct",
     "eval": "lm_eval with hallubench's tasks included (all arguments pass through)",
+    "jobs": "one hallubench eval per model x set: print the commands or run one (job arrays, xargs -P)",
     "score": "judge saved lm-eval samples without re-running the model",
     "report": "compare models: one table per benchmark (markdown + CSV) and plots",
     "agreement": "calibrate a judge: agreement with the shipped labels, your labels, or another judge",
@@ -427,7 +428,8 @@ def _add_report(subparsers: argparse._SubParsersAction) -> None:
         description="Tables and comparison plots from RESULT.json / lm-eval results files.",
     )
     compare.add_argument("results", nargs="*", help="hallubench score RESULT.json files, lm-eval results_*.json or "
-                         "Inspect logs (.eval, .json) of hallubench's Inspect tasks (optional with --paper)")
+                         "Inspect logs (.eval, .json) of hallubench's Inspect tasks (optional with --paper); a "
+                         "folder stands for the newest results_*.json of every folder under it (hallubench jobs)")
     compare.add_argument("--paper", metavar="BENCH", help="print a paper's published table for BENCH (e.g. "
                          "precisewikiqa, halueval) with your results for the same models beside it; --out writes "
                          "paper.md")
@@ -491,6 +493,11 @@ def _builders(argv: list[str] | None) -> dict[str, Builder]:
 
         add_parser(subparsers)
 
+    def jobs(subparsers: argparse._SubParsersAction) -> None:
+        from hallubench.jobs import add_parser
+
+        add_parser(subparsers)
+
     def new_benchmark(subparsers: argparse._SubParsersAction) -> None:
         from hallubench.scaffold.command import add_parser
 
@@ -499,7 +506,7 @@ def _builders(argv: list[str] | None) -> dict[str, Builder]:
     return {"generate": generate, "knowledge": knowledge, "judge-templates": judge_templates, "agreement": agreement,
             "view": view, "plan": plan, "tasks-path": _add_simple("tasks-path", _tasks_path),
             "model-args": _add_simple("model-args", _model_args), "score": _add_score, "report": _add_report,
-            "new-benchmark": new_benchmark}
+            "new-benchmark": new_benchmark, "jobs": jobs}
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:

@@ -296,6 +296,16 @@ def _summary(benchmark: Benchmark, records: Sequence[dict], docs: Sequence[dict]
             "unreadable": {"metric": benchmark.unreadable_metric, "share": share, "items": items}}
 
 
+def judging_plan(benchmark: Benchmark, task: str, samples: Sequence[Sample], options: ScoreOptions
+                 ) -> tuple[RunSettings, dict[str, Any] | None, bool, list[int]]:
+    """How :func:`score` treats a log: its settings, the settings the run recorded, whether the log's verdicts are
+    reused, and the items judged now (the budget caps plan these)."""
+    recorded_run = recorded_settings(samples)
+    settings = resolve_settings(benchmark, task, {}, flags=options.flags, recorded=recorded_run)
+    reuse = _reusable(benchmark, settings, options, recorded_run)
+    return settings, recorded_run, reuse, [i for i, s in enumerate(samples) if not (reuse and has_verdict(s.record))]
+
+
 def score(task: str, samples_path: Path, options: ScoreOptions | None = None) -> tuple[dict[str, Any], list[dict]]:
     """Summarise a samples log with the run's recorded settings (a flag overrides one, and says so): the verdicts
     already in the log are reused; items without one (unjudged, failed, ``--predict_only``) are judged, and every
@@ -308,11 +318,8 @@ def score(task: str, samples_path: Path, options: ScoreOptions | None = None) ->
     benchmark = benchmark_for_task(task)
     samples = read_samples(samples_path, task)
     docs = [s.doc for s in samples]
-    recorded_run = recorded_settings(samples)
-    settings = resolve_settings(benchmark, task, {}, flags=options.flags, recorded=recorded_run)
+    settings, recorded_run, reuse, todo = judging_plan(benchmark, task, samples, options)
     _announce(task, settings, recorded_run)
-    reuse = _reusable(benchmark, settings, options, recorded_run)
-    todo = [i for i, s in enumerate(samples) if not (reuse and has_verdict(s.record))]
     records: list[dict] = [{k: v for k, v in (s.record or {}).items() if k != "settings"} for s in samples]
     calls: dict[str, dict[str, int]] = {}
     account = accounting(None, {}, 0.0)

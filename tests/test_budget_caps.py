@@ -160,3 +160,9 @@ def test_eval_refuses_a_cap_below_the_plan_before_the_model_loads_and_counts_its
     [results] = (tmp_path / "out").rglob("results_*.json")
     budget = json.loads(results.read_text())["configs"]["precisewikiqa"]["metadata"]["hallubench_budget"]
     assert budget == {**budget, "calls": 5, "stopped": False, "items": 3, "items_judged": 3, "max_calls": 6}
+    [samples] = (tmp_path / "out").rglob("samples_precisewikiqa_*.jsonl")
+    reused = run_cli("score", "--task", "precisewikiqa", "--samples", samples, "--out", "r.json", "--max-calls", "0")
+    assert reused.returncode == 0, reused.stderr  # the log's verdicts are reused: nothing to plan, no call
+    assert json.loads((tmp_path / "r.json").read_text())["budget"] == {
+        "max_calls": 0, "max_cost_usd": None, "calls": 0, "cost_usd": 0.0, "stopped": False, "items": 0,
+        "items_judged": 0}
