@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from inspect_ai import Epochs, Task, task
+from inspect_ai._util.package import get_installed_package_name
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
@@ -28,6 +29,8 @@ from hallubench.inspect_tasks.judging import epoch_mean, judge_scorer
 from hallubench.inspect_tasks.task_config import task_config
 from hallubench.provenance import dataset_fingerprint
 from hallubench_tasks.dataset_loading import load
+
+PACKAGE = "hallubench"  # the entry point's name: Inspect loads it for task names `hallubench/<task>`
 
 
 def judge_specs(settings: RunSettings) -> dict[str, str]:
@@ -86,7 +89,11 @@ def _task_function(name: str) -> Callable[..., Task]:
     build.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, default=None) for key in keys],
         return_annotation=Task)
-    return task(name=name)(build)
+    # Inspect names a task of an installed package `<package>/<name>`, but takes this one for a local file when
+    # `hallubench.egg-info` (left in the checkout by an editable install) shadows the install's metadata, as it
+    # does when Inspect runs from the checkout: the name then states the package itself.
+    local = get_installed_package_name(build) != PACKAGE
+    return task(name=f"{PACKAGE}/{name}" if local else name)(build)
 
 
 TASK_FUNCTIONS: dict[str, Callable[..., Task]] = {name: _task_function(name) for name in TASKS}
