@@ -23,18 +23,23 @@ DOCS = [{"id": str(i), "question": f"Which river flows through the town of Examp
         for i in range(6)]
 RESPONSES = ["The Avon flows through it.", "It is the Avon.", "The Severn, I believe.", "The Avon.",
              "I'm sorry, I don't know which river that is.", "I cannot say."]
-# abstention on all 6 items; correctness on the 4 attempted answers
-FIRST_WAVE, SECOND_WAVE = 6, 4
+# abstention on all 6 items; then correctness on the 4 attempted answers and the abstention reminder of one item
+FIRST_WAVE, SECOND_WAVE = 6, 5
 
 
 def judge_reply(messages):
-    """Replies as chat models write them: JSON in a fence after a sentence, a verdict with reasons around it."""
-    system, prompt = messages[0]["content"], messages[-1]["content"]
+    """Replies as chat models write them: JSON in a fence after a sentence, a verdict with reasons around it, and for
+    the item answered "I cannot say." first a reply that states no verdict (the reminder turn then gets one)."""
+    system, item = messages[0]["content"], messages[1]["content"]
+    reminded = len(messages) > 2
     if "ABSTAINED" in system:
-        declines = "don't know" in prompt.rsplit("Now judge", 1)[-1] or "cannot say" in prompt.rsplit("Now judge")[-1]
+        answer = item.rsplit("Now judge", 1)[-1]
+        if "cannot say" in answer and not reminded:
+            return "The reply is short; it is hard to tell what the chatbot meant."
+        declines = "don't know" in answer or "cannot say" in answer
         return f"The chatbot {'declines' if declines else 'answers'}.\n```json\n{{\"is_abstaining\": " \
                f"{str(declines).lower()}}}\n```"
-    if "Severn" in prompt:
+    if "Severn" in item:
         return '**Verdict:** {"verdict": "INCORRECT"}\nThe reference names the Avon.'
     return 'The answer names the same river as the reference.\n{"verdict": "CORRECT"}'
 
@@ -63,9 +68,11 @@ def test_waves_follow_the_chain_and_the_cache_is_shared_with_the_realtime_judge(
         run = score(samples, tmp_path / "batch.json", batch_spec(server))
         assert run.returncode == 0, run.stderr
         assert [len(b["lines"]) for b in server.batches] == [FIRST_WAVE, SECOND_WAVE]
-        first, second = ([line["body"]["messages"][0]["content"] for line in b["lines"]] for b in server.batches)
-        assert all("ABSTAINED" in system for system in first)  # every item's step 1, then step 2 of the answered
-        assert not any("ABSTAINED" in system for system in second)
+        first, second = ([line["body"]["messages"] for line in b["lines"]] for b in server.batches)
+        assert all("ABSTAINED" in messages[0]["content"] for messages in first)  # every item's step 1 ...
+        correctness = [m for m in second if "ABSTAINED" not in m[0]["content"]]  # ... then step 2 of the answered
+        [reminder] = [m for m in second if "ABSTAINED" in m[0]["content"]]  # and the unreadable reply's reminder
+        assert len(correctness) == 4 and reminder[-2] == {"role": "assistant", "content": judge_reply(reminder[:2])}
         assert len(server.uploads) == 2 and server.realtime == []
         result = json.loads((tmp_path / "batch.json").read_text())
         assert result["counts"]["correct"] == 3 and result["counts"]["hallucinated"] == 1
