@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import importlib.util
 import json
@@ -17,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from hallu_metrics.registry import BENCHMARKS
 from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
 from hallubench.errors import HallubenchError
 from hallubench.outputs import MARKER, check_writable_location, remove_stale_temporaries, write_text_atomic
@@ -35,31 +37,36 @@ MAX_TRIALS = 1000  # sets of one stability check; each is a whole generated test
 TRIALS_MANIFEST = "trials.json"  # PARENT/trials.json of `generate --trials N`: the sets of one stability check
 TRIAL_FOLDER = re.compile(r"trial-(-?\d+)")
 
-GENERATORS: dict[str, str] = {  # name -> help; its module: hallubench_generators.<MODULES.get(name, name)>
-    "precisewikiqa": "Generate a PreciseWikiQA test set (HalluLens 3.1)",
-    "longwiki": "Generate a LongWiki prompt set (HalluLens 3.2)",
-    "halueval": "Generate HaluEval qa/dialogue/summarization samples (sampling-then-filtering)",
-    "mixedentities": "Generate a MixedEntities test set (HalluLens 3.3)",
-    "generatedentities": "Generate a GeneratedEntities test set (HalluLens 3.3)",
-    "faithfulness": "Generate a faithfulness-scorer set: gold, intrinsic, extrinsic, progression",
-    "wildhallucinations": "Generate a WildHallucinations entity set (Zhao et al., 2024, section 2)",
-}
-MODULES: dict[str, str] = {  # the generators that share a benchmark's package, by name
-    "mixedentities": "nonexistent_refusal.mixedentities",
-    "generatedentities": "nonexistent_refusal.generatedentities",
-}
+def declared_help(module: str) -> str:
+    """The ``HELP`` line a generator module declares, read from its source without importing it (``generate``'s
+    parser lists every generator; importing them all would load torch and spaCy for one help line)."""
+    base = Path(__file__).parent.joinpath(*module.split("."))
+    path = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and [getattr(target, "id", None) for target in node.targets] == ["HELP"]:
+            return ast.literal_eval(node.value)
+    raise HallubenchError(f"generator hallubench_generators.{module} declares no HELP line")
+
+
+def generator_modules() -> dict[str, str]:
+    """Generator name -> its module under hallubench_generators, from the registry (each benchmark names its own)."""
+    return {b.generator_name: b.generator for b in BENCHMARKS.values() if b.generator}
+
+
+GENERATORS = generator_modules()
 
 
 def generator(name: str) -> Generator:
     """The generator ``name``, imported on first use (only the one that runs loads its dependencies)."""
-    return importlib.import_module(f"hallubench_generators.{MODULES.get(name, name)}")  # type: ignore[return-value]
+    return importlib.import_module(f"hallubench_generators.{GENERATORS[name]}")  # type: ignore[return-value]
 
 
 def add_parsers(subparsers, only: str | None = None) -> None:
     """``generate NAME``: every name listed; each generator's options built only for ``only`` (all when None)."""
     generate = subparsers.add_parser("generate", help="materialise a fresh test set as a Hugging Face dataset")
     names = generate.add_subparsers(dest="generator_name", required=True, metavar="NAME")
-    for name, help_text in GENERATORS.items():
+    for name, module in GENERATORS.items():
+        help_text = declared_help(module)
         parser = names.add_parser(name, help=help_text, description=help_text)
         if only is not None and name != only:
             continue
@@ -185,11 +192,9 @@ def _default_settings() -> Iterator[None]:
 def task_readings(name: str, benchmark_name: str) -> list[TaskReading]:
     """The lm-eval tasks that read a set of generator ``name`` (those of ``benchmark_name`` when the generator writes
     several benchmarks' sets), each with the docs it makes of the rows with its default settings."""
-    from hallu_metrics.registry import BENCHMARKS
-
     readings = []
     for benchmark in BENCHMARKS.values():
-        if benchmark.generator != name or (benchmark_name in BENCHMARKS and benchmark.name != benchmark_name):
+        if benchmark.generator_name != name or (benchmark_name in BENCHMARKS and benchmark.name != benchmark_name):
             continue
         for task in benchmark.task_names:
             to_docs = benchmark.to_docs

@@ -24,8 +24,10 @@ class Generator(Protocol):
     module that does not declare it (``cli.client_option``). ``run`` returns the rows and the dataset
     card; the CLI saves both atomically. ``prompts`` gives what the generator sends, for the card's prompt hash: each
     model request rendered on placeholder inputs (``sent``) and the prompt templates it writes into the set; a
-    generator without model calls gives its templates, or nothing."""
+    generator without model calls gives its templates, or nothing. ``HELP`` is its line in ``hallubench generate
+    --help`` (a string literal: the CLI reads it from the source, without importing the module)."""
 
+    HELP: str
     FEATURES: datasets.Features | dict[str, datasets.Features]
     CLIENT_OPTION: str | tuple[str, ...] | None
 

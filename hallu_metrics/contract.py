@@ -107,7 +107,9 @@ class Benchmark:
     breakdowns: tuple[Breakdown, ...] = ()
     headline: tuple[str, ...] = ()
     tasks: tuple[str, ...] = ()  # lm-eval task names served (variants); default: (name,)
-    generator: str | None = None  # `hallubench generate NAME`; None = data comes from elsewhere
+    # its generator module under hallubench_generators (`package.module` where a package holds several; `hallubench
+    # generate NAME` with NAME the last part); None = data comes from elsewhere
+    generator: str | None = None
     evaluate_module: str | None = None
     judge_roles: tuple[str, ...] = ("judge",)  # --metadata keys naming judge specs
     checks: tuple[Check, ...] = ()  # every check judge_item may ask; results hash their prompts (judges.fingerprint)
@@ -130,6 +132,11 @@ class Benchmark:
     def columns(self) -> datasets.Features:
         """The test set's columns as ``datasets.Features`` (``datasets`` imported on first use)."""
         return features(self.column_types)
+
+    @property
+    def generator_name(self) -> str | None:
+        """The name ``hallubench generate`` knows its generator by (the module's last part)."""
+        return self.generator.rpartition(".")[2] if self.generator else None
 
     @property
     def task_names(self) -> tuple[str, ...]:

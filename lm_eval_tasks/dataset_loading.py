@@ -73,7 +73,7 @@ def load_rows(task: str, options: dict[str, Any]) -> datasets.Dataset:
             location, source = task_setting(options, alias, task)
     if location is None and benchmark.read_official is None:
         raise HallubenchError(
-            f"{task}: no test set given; generate one (hallubench generate {benchmark.generator or task} ...) "
+            f"{task}: no test set given; generate one (hallubench generate {benchmark.generator_name or task} ...) "
             f"and pass it with {source}"
         )
     try:

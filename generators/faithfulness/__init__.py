@@ -32,6 +32,7 @@ from hallubench_generators.protocol import sent
 from hallubench_generators.publishing import CardInfo
 
 PERTURBATIONS = ("llm", "rules")
+HELP = "Generate a faithfulness-scorer set: gold, intrinsic, extrinsic, progression"
 CLIENT_OPTION = "generator"  # the rewriting model (--perturbation llm); None without --generator
 FEATURES = datasets.Features({
     **RUBRIC_TASK.columns,

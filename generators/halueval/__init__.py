@@ -30,6 +30,7 @@ from hallubench_generators.halueval.source import read_source
 from hallubench_generators.protocol import sent
 from hallubench_generators.publishing import CardInfo
 
+HELP = "Generate HaluEval qa/dialogue/summarization samples (sampling-then-filtering)"
 CLIENT_OPTION = "generator"  # the sampling model
 GENERATED_TASKS = ("qa", "dialogue", "summarization")
 _STRING = datasets.Value("string")

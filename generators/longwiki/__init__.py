@@ -35,6 +35,7 @@ from hallubench_generators.longwiki.prompts import answer_request, prompt_reques
 from hallubench_generators.protocol import sent
 from hallubench_generators.publishing import CardInfo
 
+HELP = "Generate a LongWiki prompt set (HalluLens 3.2)"
 CLIENT_OPTION = "generator"
 
 FEATURES = datasets.Features({

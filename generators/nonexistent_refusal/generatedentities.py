@@ -46,6 +46,7 @@ from hallubench_generators.protocol import sent
 from hallubench_generators.publishing import CardInfo, generation_date
 from hallubench_generators.quota_fill import rejection_summary
 
+HELP = "Generate a GeneratedEntities test set (HalluLens 3.3)"
 CLIENT_OPTION = "generators"
 MIN_GENERATORS = 3
 MAX_IDLE_WAVES = 3  # waves in a row without a new name before reporting a shortfall

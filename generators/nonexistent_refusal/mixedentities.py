@@ -27,6 +27,7 @@ from hallubench_generators.nonexistent_refusal.taxonomy import (
 )
 from hallubench_generators.publishing import CardInfo, generation_date
 
+HELP = "Generate a MixedEntities test set (HalluLens 3.3)"
 CLIENT_OPTION = None  # no model calls
 DOMAINS = (*TAXON_DOMAINS, "medicine")
 TYPE_WORDS = {"animal": "animal", "plant": "plant", "bacteria": "bacterium", "medicine": "medicine"}

@@ -21,6 +21,7 @@ from hallubench_generators.precisewikiqa.prompts import answer_request, question
 from hallubench_generators.protocol import sent
 from hallubench_generators.publishing import CardInfo
 
+HELP = "Generate a PreciseWikiQA test set (HalluLens 3.1)"
 CLIENT_OPTION = "generator"  # the question writer; empty with --question-writer offline
 
 FEATURES = datasets.Features({

@@ -39,6 +39,7 @@ from hallubench_generators.wildhallucinations.rarity import EntityPerplexity
 from hallubench_generators.wildhallucinations.search import BACKENDS
 from hallubench_generators.wildhallucinations.webcache import WebCache, default_web_cache_path
 
+HELP = "Generate a WildHallucinations entity set (Zhao et al., 2024, section 2)"
 CLIENT_OPTION = ("extractor", "verifier")  # two optional model roles; the verifier defaults to the extractor
 WIKI_OFFLINE = "wiki-offline"
 HUB_COLUMNS = ("entity", "perplexity", "info", "category")  # wentingzhao/WildHallucinations

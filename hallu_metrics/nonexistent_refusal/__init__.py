@@ -33,14 +33,14 @@ MIXED = Benchmark(
     name="mixedentities",
     column_types=dict.fromkeys(("id", "name", "domain", "type", "prompt"), "string"),
     breakdowns=(_DOMAIN,),
-    generator="mixedentities",
+    generator="nonexistent_refusal.mixedentities",
     **_COMMON,
 )
 GENERATED = Benchmark(
     name="generatedentities",
     column_types=dict.fromkeys(("id", "name", "type", "domain", "place", "place_tier", "prompt"), "string"),
     breakdowns=(_DOMAIN, Breakdown("place_tier", "ordered", "place frequency tier", order=("high", "mid", "low"))),
-    generator="generatedentities",
+    generator="nonexistent_refusal.generatedentities",
     nullable=("place", "place_tier"),
     **_COMMON,
 )
