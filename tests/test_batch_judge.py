@@ -249,3 +249,30 @@ def test_a_wave_over_the_file_size_limit_goes_out_as_several_batches(tmp_path, m
         client.close()
         assert [a.text for a in answers] == [f"echo q{i}" for i in range(10)]
         assert len(server.batches) > 2 and all(len(server.files[f]) <= 1000 for f in server.uploads)
+
+
+def test_a_new_run_reads_the_ended_batches_a_stopped_run_recorded_whatever_it_asks(tmp_path):
+    import threading
+
+    from hallubench.backends.openai_batch import OpenAIBatchBackend
+
+    asked = [ChatRequest.from_messages([{"role": "user", "content": f"q{i}"}]) for i in range(3)]
+    with LoopbackBatchServer(lambda messages: "echo " + messages[-1]["content"]) as server:
+        server.hold = True
+        cache = CallCache(tmp_path / "c.sqlite")
+        stopped = OpenAIBatchBackend(server.base_url, "judge", cache, poll=60)
+        worker = threading.Thread(target=stopped.complete_many, args=(asked, lambda i, c: None))
+        worker.start()
+        while server.poll_count < 1:
+            time.sleep(0.01)
+        stopped.close()
+        worker.join()
+        server.hold = False
+        client = make_client(backend_spec(batch_spec(server)), cache)
+        assert client.complete([ChatRequest.from_messages([{"role": "user", "content": "other"}])])[0].text == \
+            "echo other"
+        client.close()
+        keys = [r.cache_key("openai-chat/judge") for r in asked]
+        assert cache.get_many(keys) == dict(zip(keys, ["echo q0", "echo q1", "echo q2"]))
+        assert len(server.uploads) == 2  # batch_1 read, not sent again; batch_2 holds "other" alone
+        cache.close()

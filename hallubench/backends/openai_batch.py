@@ -13,7 +13,8 @@ wave, ``retry=realtime`` at once through ``/chat/completions``; lines an expired
 join the next wave; after ``max_retries`` waves a line fails. Other HTTP errors (400: a schema the server refuses)
 fail at once, as realtime calls do. Each submitted batch is recorded with its lines' keys in the cache file
 (``batch_lines``) before it is polled, so a run killed while a batch is in flight resumes by polling it: no second
-upload. Every successful line is cached the moment its batch is read, also lines no chain of this run asks for.
+upload. Every successful line is cached the moment its batch is read, also lines no chain of this run asks for; on a
+run's first wave, the other recorded batches of the model are polled once and those that ended are read.
 """
 
 from __future__ import annotations
@@ -112,6 +113,13 @@ class BatchLedger:
                                         "submitted", chunk)
                 found.update(rows.fetchall())
         return found
+
+    def batches(self, backend: str) -> list[str]:
+        """The recorded batches of ``backend``, oldest first."""
+        with self._errors("read"):
+            rows = self._db.execute("SELECT batch_id FROM batch_lines WHERE backend = ? GROUP BY batch_id ORDER BY "
+                                    "MIN(submitted)", (backend,))
+            return [batch_id for (batch_id,) in rows]
 
     def keys_of(self, batch_id: str) -> list[str]:
         with self._errors("read"):
@@ -214,6 +222,7 @@ class OpenAIBatchBackend:
                                          [api_key] if api_key else [])
         self._ledger = BatchLedger(cache)
         self._waves: dict[str, int] = {}  # key -> waves it was sent in (this process)
+        self._harvested = False
 
     @classmethod
     def from_args(cls, args: dict[str, Any], cache: CallCache | None) -> OpenAIBatchBackend:
@@ -241,6 +250,8 @@ class OpenAIBatchBackend:
         for key in keys:
             self._waves[key] = self._waves.get(key, 0) + 1
         recorded = self._ledger.pending(keys)
+        if not self._harvested:
+            self._harvest(set(recorded.values()))
         fresh = [i for i, key in enumerate(keys) if key not in recorded]
         batches = list(dict.fromkeys(recorded.values()))
         if recorded:
@@ -272,6 +283,19 @@ class OpenAIBatchBackend:
                 answers = pool.map(self.realtime.complete_one, [requests[i] for i in realtime])
                 for i, completion in zip(realtime, answers):
                     on_result(i, completion)
+
+    def _harvest(self, awaited: set[str]) -> None:
+        """Once per run: every other recorded batch of this model (a killed run's) is polled once, and the results of
+        those that ended are cached, whatever this run asks."""
+        self._harvested = True
+        try:
+            for batch_id in self._ledger.batches(self.identity):
+                if batch_id not in awaited:
+                    batch = self._endpoints.get(batch_id)
+                    if batch.get("status") in TERMINAL:
+                        self._read(batch)
+        except HallubenchError as exc:  # the wave itself says whether the server answers
+            print(f"[hallubench] {KIND} judge {self.model}: recorded batches not read ({exc})", file=sys.stderr)
 
     def _submit(self, requests: Sequence[ChatRequest], keys: Sequence[str]) -> list[str]:
         """Upload the wave's lines and create its batches (one per ``MAX_FILE_BYTES`` of lines), each recorded the
