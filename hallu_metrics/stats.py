@@ -81,3 +81,16 @@ def wilson_interval(p: float, n: int, z: float = 1.959963984540054) -> tuple[flo
     low = 0.0 if p <= 0 else max(0.0, center - half)  # exact bounds at 0 and 1, no rounding residue
     high = 1.0 if p >= 1 else min(1.0, center + half)
     return low, high
+
+
+def mean_of_shares_stderr(shares: Sequence[tuple[float, int]], z: float = 1.959963984540054) -> float:
+    """Standard error of the unweighted mean of independent shares (``p`` of ``n`` items each), each share's variance
+    taken at its Agresti-Coull centre (p n + z^2/2) / (n + z^2): sqrt(sum p~(1 - p~) / (n + z^2)) / K. Unlike the
+    pooled stderr of the shares' plain variances, it is never 0 for shares of 0 or 1 on a few items."""
+    if not shares or any(n < 1 for _, n in shares):
+        raise ValueError("every share needs at least one item")
+    total = 0.0
+    for p, n in shares:
+        centre = (p * n + z * z / 2) / (n + z * z)
+        total += centre * (1 - centre) / (n + z * z)
+    return math.sqrt(total) / len(shares)

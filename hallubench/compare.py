@@ -24,6 +24,7 @@ from urllib.parse import urlencode
 
 from hallu_metrics.contract import Benchmark, Breakdown, Metric
 from hallu_metrics.registry import TASKS
+from hallu_metrics.stats import mean_of_shares_stderr
 from hallubench.errors import HallubenchError
 from hallubench.report import (
     ERROR_BAR_SOURCES,
@@ -150,6 +151,8 @@ def _group_rows(data: dict, task_rows: Sequence[Row]) -> list[Row]:
             else:
                 metrics[name] = value
                 metrics["counted"][name] = counts.get(key) if name in size_weighted(group) else None
+        for name in [n for n, count in metrics["counted"].items() if count is None]:
+            metrics["stderr"][name] = _macro_stderr(name, [by_task[m] for m in members], metrics["stderr"].get(name))
         first = by_task[members[0]]
         judges: dict[str, str] = {}
         for member in members:
@@ -336,6 +339,22 @@ def incomparable(rows: Sequence[Row]) -> str:
                 f"--limit runs scored a part of their set: {', '.join(limited)}" if limited else ""]
     found = "; ".join(w for w in warnings if w)
     return f"**warning:** {found}; numbers are not comparable" if found else ""
+
+
+def _macro_stderr(name: str, members: Sequence[Row], pooled: Any) -> Any:
+    """The stderr of a group metric that is the plain mean of its members' shares: from each member's share and item
+    count (``mean_of_shares_stderr``: a share of 0 or 1 keeps its uncertainty; lm-eval pools the members' plain
+    variances, which gives 100.0 ± 0.0 when every member scored 1); lm-eval's ``pooled`` one where a member's share or
+    count is unknown, or the metric is not a share of items."""
+    shares = []
+    for row in members:
+        metric = TASKS[row["task"]].metric(name) if name in TASKS[row["task"]].metric_names else None
+        value, count = row.get(name), (row.get("counted") or {}).get(name)
+        if (metric is None or metric.kind != "rate" or not metric.proportion or not isinstance(value, (int, float))
+                or math.isnan(value) or not isinstance(count, int) or count < 1):
+            return pooled
+        shares.append((float(value), count))
+    return mean_of_shares_stderr(shares)
 
 
 def n_cell(row: Row) -> str:

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from support import run_cli, save_set, write_jsonl
 
+from hallu_metrics.stats import mean_of_shares_stderr
+
 FIXTURES = Path(__file__).parent / "fixtures" / "lm_eval_group_runs"
 HALLULENS = FIXTURES / "hallulens.json"
 HALUEVAL = FIXTURES / "halueval_limit6.json"
@@ -62,9 +64,12 @@ def test_group_results_files_are_read_with_a_row_per_group(report):
     refusal = by_task_metric[("nonexistent_refusal", "false_acceptance_rate")]
     assert float(refusal["value"]) == data["nonexistent_refusal"]["false_acceptance_rate,judged"]
     # the group's false acceptance rate is the paper's macro mean of its two tasks (weight_by_size: false), not a
-    # share of its items: no Wilson interval over the item count, lm-eval's pooled stderr instead
+    # share of its items: no Wilson interval over the item count; its stderr from each member's share and count
     assert refusal["counted"] == "" and refusal["wilson95_low"] == ""
-    assert float(refusal["stderr"]) == data["nonexistent_refusal"]["false_acceptance_rate_stderr,judged"]
+    shares = [(float(by_task_metric[(task, "false_acceptance_rate")]["value"]),
+               int(by_task_metric[(task, "false_acceptance_rate")]["counted"]))
+              for task in ("mixedentities", "generatedentities")]
+    assert float(refusal["stderr"]) == pytest.approx(mean_of_shares_stderr(shares)) and float(refusal["stderr"]) > 0
     assert by_task_metric[("nonexistent_refusal", "judge_unparseable_rate")]["wilson95_low"] != ""  # size-weighted
 
 
@@ -114,6 +119,7 @@ def test_the_proxies_group_row_is_the_macro_mean_with_its_unreadable_share(repor
     members = [data["results"][task]["hallucination_rate,judged"] for task in ("simpleqa_hallu", "popqa_hallu")]
     assert float(group["hallucination_rate"]["value"]) == sum(members) / 2
     assert group["hallucination_rate"]["wilson95_low"] == ""
+    assert float(group["hallucination_rate"]["stderr"]) > 0  # never ± 0.0 on 9 items, whatever the members scored
     assert int(group["judge_unparseable_rate"]["counted"]) == 9 and group["judge_unparseable_rate"]["wilson95_low"]
 
 
@@ -184,3 +190,12 @@ def test_group_run_to_report_to_view_end_to_end(tmp_path, monkeypatch):
     page = (tmp_path / "report" / "view.html").read_text()
     for text in ("Which river flows through Lyon 2?", "Tell me about Lyon.", "Felis zorbus2", "Quarry Cafe 2"):
         assert text in page  # every member task's items are in the page
+
+
+def test_the_stderr_of_a_mean_of_shares_keeps_the_uncertainty_of_perfect_scores():
+    """Agresti-Coull centres: 0.5 of 100 items alone gives sqrt(0.25 / 103.84); 4 of 4 and 5 of 5 give a stderr
+    well above 0 (lm-eval pools the plain variances p (1 - p) / n: 0 here)."""
+    assert mean_of_shares_stderr([(0.5, 100)]) == pytest.approx((0.25 / (100 + 1.959963984540054 ** 2)) ** 0.5)
+    assert mean_of_shares_stderr([(1.0, 4), (1.0, 5)]) == pytest.approx(0.1035, abs=1e-4)  # worked by hand
+    with pytest.raises(ValueError):
+        mean_of_shares_stderr([(1.0, 0)])
