@@ -3,8 +3,9 @@
 For every benchmark of the registry, the same judged records (made by the benchmark's own judging chain, with a
 scripted judge that answers some checks with an unreadable reply or a failed call) give the same value of every
 metric through lm-eval's aggregation (the task's metric_list applied to the per-sample values), through
-``Benchmark.summarize`` (what ``hallubench score`` reports) and through the benchmark's ``evaluate`` module. An
-item without a readable verdict counts toward no metric but the unreadable share; a judge that never answers in the
+``Benchmark.summarize`` (what ``hallubench score`` reports), through the benchmark's ``evaluate`` module and through
+its Inspect task's scorer, epoch reducer and metric (tests/test_inspect_tasks.py runs Inspect itself). An item
+without a readable verdict counts toward no metric but the unreadable share; a judge that never answers in the
 expected format leaves the headline undefined (n/a), announces it in a banner and makes ``hallubench score`` exit 2.
 
 The cases come from the registry: ``CASE_BUILDERS`` holds one builder per judging chain (a benchmark's
@@ -358,6 +359,19 @@ def lm_eval_values(name: str, records: list[dict], docs: list[dict]) -> dict[str
     return values
 
 
+def inspect_values(name: str, records: list[dict], docs: list[dict]) -> dict[str, float]:
+    """What an Inspect run of the task reports: each sample's score as its scorer makes it from the judged record,
+    reduced over its one epoch by the task's reducer, then the task's metric (values and ``<metric>_stderr``)."""
+    from inspect_ai.scorer import SampleScore
+
+    from hallubench.inspect_tasks.judging import epoch_mean, hallubench_metrics, record_score
+
+    benchmark, reduce = BENCHMARKS[name], epoch_mean()
+    scores = [SampleScore(score=reduce([record_score(benchmark, doc, record, {})]), sample_id=i)
+              for i, (record, doc) in enumerate(zip(records, docs))]
+    return hallubench_metrics(benchmark)(scores)
+
+
 def same(a: Any, b: Any) -> bool:
     """Equal numbers, or both undefined (None / NaN)."""
     undefined = [v is None or (isinstance(v, float) and math.isnan(v)) for v in (a, b)]
@@ -373,7 +387,8 @@ def test_every_benchmark_has_a_case():
 
 @pytest.mark.parametrize("name", sorted(BENCHMARKS))
 def test_lm_eval_score_and_evaluate_give_the_same_numbers(name, tmp_path):
-    """The same judged records, unreadable and failed verdicts included: every metric agrees on the three paths."""
+    """The same judged records, unreadable and failed verdicts included: every metric agrees on the four paths
+    (lm-eval, hallubench score, the evaluate module, Inspect), and Inspect's stderr is score's."""
     case = CASES[name](tmp_path)
     benchmark = BENCHMARKS[name]
     for doc in case.docs:  # the case's docs are the benchmark's
@@ -394,9 +409,12 @@ def test_lm_eval_score_and_evaluate_give_the_same_numbers(name, tmp_path):
     lm_eval = lm_eval_values(name, records, case.docs)
     module = evaluate_module(benchmark.evaluate_module)
     result = module.compute(**case.evaluate_inputs(records, case.docs, case.responses))
+    inspect = inspect_values(name, records, case.docs)
     for metric in benchmark.metric_names:
         assert same(lm_eval[metric], summary[metric]), (metric, lm_eval[metric], summary[metric])
         assert same(result[metric], summary[metric]), (metric, result[metric], summary[metric])
+        assert same(inspect.get(metric), summary[metric]), (metric, inspect.get(metric), summary[metric])
+        assert same(inspect.get(f"{metric}_stderr"), summary["stderr"][metric]), metric
     assert result["counts"] == summary.get("counts", result["counts"])
 
 

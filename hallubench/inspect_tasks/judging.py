@@ -81,6 +81,13 @@ def epoch_mean() -> ScoreReducer:
     return reduce
 
 
+def record_score(benchmark: Benchmark, doc: dict, record: dict, settings: Mapping[str, Any]) -> Score:
+    """A sample's score: its metric values, the response, the outcome, and the judged record with the run's
+    ``settings`` (as recorded) in its metadata."""
+    return Score(value=dict(benchmark.sample_metrics(record, doc)), answer=record.get("response"),
+                 explanation=str(record.get("outcome", "")), metadata={RECORD_KEY: {**record, "settings": settings}})
+
+
 def judge_scorer(benchmark: Benchmark, task: str, specs: Mapping[str, str], settings: RunSettings) -> Scorer:
     """The scorer of ``task``: each sample's judged record (unjudged with ``judge=none``) and its metric values."""
     judges = RunJudges(specs, settings)
@@ -93,9 +100,7 @@ def judge_scorer(benchmark: Benchmark, task: str, specs: Mapping[str, str], sett
             doc, response = dict(state.metadata), state.output.completion
             record = ({"response": response, "outcome": "unjudged", "judge": "none"} if unjudged
                       else await judge_one(benchmark, doc, response, judges.get()))
-            return Score(value=dict(benchmark.sample_metrics(record, doc)), answer=response,
-                         explanation=str(record.get("outcome", "")), metadata={RECORD_KEY: {**record,
-                                                                                            "settings": recorded}})
+            return record_score(benchmark, doc, record, recorded)
 
         return score
 
