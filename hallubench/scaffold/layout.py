@@ -29,7 +29,6 @@ PIECES: dict[str, str] = {
     "registry": "hallu_metrics/registry.py",
     "readme": "README.md",
     "pyproject": "pyproject.toml",
-    "generator_list": "generators/cli.py",
     "metric_paths": "tests/test_metric_paths.py",
     "label_domains": "tests/test_labelled_sets.py",
 }

@@ -53,7 +53,8 @@ def check_new_name(root: Path, name: str, family: str) -> None:
     for piece in _FOLDER_PIECES:
         taken = root / piece_path(piece, name, family)
         if taken.exists() or (PIECES[piece].endswith("/__init__.py") and taken.parent.exists()):
-            raise HallubenchError(f"{name!r} exists: {taken.parent if taken.name == '__init__.py' else taken}")
+            shown = taken.parent if taken.name == "__init__.py" else taken
+            raise HallubenchError(f"{name!r} exists: {shown.relative_to(root)}")
     if name in GENERATORS or name in module_names():
         raise HallubenchError(f"{name!r} is already a generator or an evaluate module of hallubench")
     declared = lm_eval_names(root / piece_path("task_families", name, family))

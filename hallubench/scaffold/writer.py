@@ -141,7 +141,7 @@ def plan(root: Path, request: Request) -> Plan:
     if request.judged:
         edit("label_domains", lambda t, p: edits.before_closing(
             t, "DOMAINS = {", "\n}\n", f'    "{values["check"]}": _one_of("CORRECT", "INCORRECT"),  # {name}\n', p))
-    _central_lists(root, request, values, result, edit)
+    _packages(root, request, values, result, edit)
     if not new_family:
         edit("family_readme", lambda t, p: edits.into_list(t, "#### Tasks", values["task_entry"], p, first=False))
         edit("family_readme", lambda t, p: edits.into_list(t, "### Changelog", values["changelog_entry"], p,
@@ -150,9 +150,9 @@ def plan(root: Path, request: Request) -> Plan:
     return result
 
 
-def _central_lists(root: Path, request: Request, values: dict[str, str], result: Plan, edit) -> None:
-    """The lists that may since have become derived (issue 35, item 4): pyproject's packages and the generators'
-    table; each is edited where it still exists."""
+def _packages(root: Path, request: Request, values: dict[str, str], result: Plan, edit) -> None:
+    """pyproject.toml's list of packages, where it still lists them (issue 35, item 4: found, not listed, where
+    setuptools allows)."""
     packages = [values["package"], *([values["generator_package"]] if request.generator else [])]
     pyproject = (root / piece_path("pyproject", request.name, request.family)).read_text(encoding="utf-8")
     if re.search(r"^packages = \[", pyproject, re.M):
@@ -160,15 +160,6 @@ def _central_lists(root: Path, request: Request, values: dict[str, str], result:
                                                             "".join(f'    "{k}",\n' for k in packages), p))
     else:
         result.notes.append("pyproject.toml finds its packages: nothing to list")
-    if not request.generator:
-        return
-    listing = (root / piece_path("generator_list", request.name, request.family)).read_text(encoding="utf-8")
-    if "GENERATORS: dict[str, str] = {" in listing:
-        edit("generator_list", lambda t, p: edits.before_closing(
-            t, "GENERATORS: dict[str, str] = {", "\n}\n",
-            f'    "{request.name}": "Generate a {values["title"]} test set",\n', p))
-    else:
-        result.notes.append("generators/cli.py derives its table of generators: nothing to list")
 
 
 def _join_group(root: Path, request: Request, result: Plan) -> None:
