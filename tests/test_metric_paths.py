@@ -367,7 +367,7 @@ def inspect_values(name: str, records: list[dict], docs: list[dict]) -> dict[str
     from hallubench.inspect_tasks.judging import epoch_mean, hallubench_metrics, record_score
 
     benchmark, reduce = BENCHMARKS[name], epoch_mean()
-    scores = [SampleScore(score=reduce([record_score(benchmark, doc, record, {})]), sample_id=i)
+    scores = [SampleScore(score=reduce([record_score(benchmark, doc, "", record, {})]), sample_id=i)
               for i, (record, doc) in enumerate(zip(records, docs))]
     return hallubench_metrics(benchmark)(scores)
 

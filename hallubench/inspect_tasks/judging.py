@@ -81,10 +81,10 @@ def epoch_mean() -> ScoreReducer:
     return reduce
 
 
-def record_score(benchmark: Benchmark, doc: dict, record: dict, settings: Mapping[str, Any]) -> Score:
+def record_score(benchmark: Benchmark, doc: dict, response: str, record: dict, settings: Mapping[str, Any]) -> Score:
     """A sample's score: its metric values, the response, the outcome, and the judged record with the run's
     ``settings`` (as recorded) in its metadata."""
-    return Score(value=dict(benchmark.sample_metrics(record, doc)), answer=record.get("response"),
+    return Score(value=dict(benchmark.sample_metrics(record, doc)), answer=response,
                  explanation=str(record.get("outcome", "")), metadata={RECORD_KEY: {**record, "settings": settings}})
 
 
@@ -100,7 +100,7 @@ def judge_scorer(benchmark: Benchmark, task: str, specs: Mapping[str, str], sett
             doc, response = dict(state.metadata), state.output.completion
             record = ({"response": response, "outcome": "unjudged", "judge": "none"} if unjudged
                       else await judge_one(benchmark, doc, response, judges.get()))
-            return record_score(benchmark, doc, record, recorded)
+            return record_score(benchmark, doc, response, record, recorded)
 
         return score
 
