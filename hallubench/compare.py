@@ -383,7 +383,12 @@ def _table_metrics(task: str, rows: Sequence[Row]) -> tuple[str, list[Metric]]:
     names = dict.fromkeys(name for row in rows for name in row["counted"])
     metrics = [next(TASKS[m].metric(name) for m in members if name in TASKS[m].metric_names) for name in names
                if any(name in TASKS[m].metric_names for m in members)]
-    return f"{task} (lm-eval group of {', '.join(members)}: each metric over all their items)", metrics
+    pooled = [m.name for m in metrics if m.name in size_weighted(task)]
+    means = [m.name for m in metrics if m.name not in size_weighted(task)]
+    how = "; ".join(part for part in (
+        f"{', '.join(pooled)} over all their items" if pooled else "",
+        f"{', '.join(means)} the unweighted mean of the members' values" if means else "") if part)
+    return f"{task} (lm-eval group of {', '.join(members)}: {how})", metrics
 
 
 def _markdown(task: str, rows: Sequence[Row], view: str | None = None) -> str:
