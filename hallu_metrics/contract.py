@@ -87,6 +87,31 @@ def unreadable_share(items: str = "samples", over: str = "N", note: str = "", co
                   conditional=conditional, proportion=proportion)
 
 
+Runtime = Literal["fast", "slow"]
+
+
+@dataclass(frozen=True)
+class About:
+    """What a benchmark is and needs, machine-readable (as inspect_evals' eval.yaml); CI and the embedded default
+    select tasks by it. The version is each task YAML's own ``metadata.version`` (lm-eval's), not repeated here.
+
+    ``network``: the paper's protocol fetches data or evidence at run time (downloads, web pages); ``gpu``: a run is
+    impractical without one; ``weights``: it needs model weights besides the model under test (a classifier judge,
+    embeddings); ``judge``: its paper's numbers need an LLM judge (the embedded rule judge is a stand-in);
+    ``runtime``: its embedded smoke run on CPU takes seconds (fast) or minutes (slow); ``offline``: the embedded
+    default runs it with nothing outside the installed wheels (a set generated offline, shipped weights only)."""
+
+    paper_title: str
+    paper_url: str | None  # arXiv abstract page or the paper's own page; None where the repository records none
+    section: str  # where the paper defines what is measured, as in ``Benchmark.paper``
+    network: bool
+    gpu: bool
+    weights: bool
+    judge: bool
+    runtime: Runtime
+    offline: bool
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """Everything a benchmark is, declared once.
@@ -127,6 +152,7 @@ class Benchmark:
     run_warnings: Callable[[Sequence[dict]], list[str]] | None = None  # lines about a whole judged run (empty evidence)
     outcomes: tuple[str, ...] = ()  # values of the record's "outcome", counted in results
     nullable: tuple[str, ...] = ()  # doc columns that may be null (e.g. difficulty of an unbinned set)
+    about: About | None = None  # required of every registered benchmark (tests/test_contract.py)
 
     @cached_property
     def columns(self) -> datasets.Features:

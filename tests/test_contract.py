@@ -320,3 +320,21 @@ def test_every_llm_check_has_its_reader_reminder_and_schema(name):
             continue
         missing = [part for part in ("parse", "reminder", "structured") if not getattr(check, part)]
         assert not missing, f"{name}: check {check.name} has no {', '.join(missing)}"
+
+
+@pytest.mark.parametrize("name", sorted(BENCHMARKS))
+def test_every_benchmark_states_what_it_is_and_needs(name):
+    """Its machine-readable metadata (``Benchmark.about``, what CI and the embedded default select by): the paper's
+    title, an https page for it (arXiv) or None, the section ``paper`` cites, yes/no needs and a runtime class."""
+    from typing import get_args
+
+    from hallu_metrics.contract import About, Runtime
+
+    benchmark = BENCHMARKS[name]
+    about = benchmark.about
+    assert isinstance(about, About), f"{name}: no `about` (paper, needs, runtime, offline) in its declaration"
+    assert about.paper_title.strip() and about.section in benchmark.paper, f"{name}: paper {about}"
+    assert about.paper_url is None or re.fullmatch(r"https://\S+", about.paper_url), f"{name}: {about.paper_url!r}"
+    flags = {flag: getattr(about, flag) for flag in ("network", "gpu", "weights", "judge", "offline")}
+    assert all(isinstance(value, bool) for value in flags.values()), f"{name}: not yes/no: {flags}"
+    assert about.runtime in get_args(Runtime), f"{name}: runtime {about.runtime!r} is not one of {get_args(Runtime)}"

@@ -52,7 +52,7 @@ from hallu_metrics.anah.readers import (
     parse_reference,
     split_answer,
 )
-from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_share
+from hallu_metrics.contract import About, Benchmark, Breakdown, Metric, unreadable_share
 
 __all__ = [
     "BENCHMARK", "FACTS", "FACTS_REPLY", "HALLUCINATED", "HALLUCINATION", "HALLUCINATION_REPLY", "NO_REFERENCE",
@@ -87,6 +87,9 @@ BENCHMARK = Benchmark(
     headline=("response_hallucination_rate", "response_hallucination_rate_official", "judge_unparseable_rate"),
     generator=None,
     evaluate_module="anah_v2_ref",
+    about=About(paper_title="ANAH-v2: Scaling Analytical Hallucination Annotation of Large Language Models",
+                paper_url="https://arxiv.org/abs/2407.04693", section="section 4.2", network=True, gpu=False,
+                weights=False, judge=True, runtime="slow", offline=False),
     read_official=read_official,
     extra_summary=sentence_summary,
     outcomes=OUTCOMES,

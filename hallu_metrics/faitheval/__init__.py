@@ -16,7 +16,7 @@ per-sample metrics in ``metrics``, loaders and docs in ``data``; the ``evaluate`
 
 from __future__ import annotations
 
-from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.contract import About, Benchmark, Breakdown, Metric
 from hallu_metrics.faitheval.chain import judge_choice, keyword_judge, read_choice_reply, read_keyword_reply
 from hallu_metrics.faitheval.data import choice_docs, keyword_docs, read_official_for
 from hallu_metrics.faitheval.metrics import choice_metrics, keyword_metrics
@@ -36,6 +36,10 @@ __all__ = [
 ]
 
 _PAPER = "FaithEval (Ming et al., 2024); HalluLens (Bang et al., 2025) section 4.3"
+_ABOUT = About(
+    paper_title="FaithEval: Can Your Language Model Stay Faithful to Context, Even If \"The Moon is Made of "
+    "Marshmallows\"", paper_url="https://arxiv.org/abs/2410.03727", section="section 4.3",
+    network=True, gpu=False, weights=False, judge=False, runtime="fast", offline=False)
 _KEYWORD_METRICS = (
     Metric("accuracy", "rate", True, "replies with a keyword of the published list, as whole words / N"),
     Metric("accuracy_official", "rate", True, "the same with the reference's substring matching ('not' in 'nothing')"),
@@ -48,7 +52,7 @@ def _keyword_benchmark(task: KeywordTask) -> Benchmark:
     return Benchmark(
         name=f"faitheval_{task.name}",
         family="hallulens_intrinsic",
-        paper=_PAPER,
+        paper=_PAPER, about=_ABOUT,
         column_types={"question": "string", "context": "string"},
         doc_columns=("id", "subset", "prompt"),
         to_docs=keyword_docs(task),
@@ -69,7 +73,7 @@ def _keyword_benchmark(task: KeywordTask) -> Benchmark:
 COUNTERFACTUAL = Benchmark(
     name="faitheval_counterfactual",
     family="hallulens_intrinsic",
-    paper=_PAPER,
+    paper=_PAPER, about=_ABOUT,
     column_types={"question": "string", "context": "string", "answerKey": "string",
                   "choices": {"label": ["string"], "text": ["string"]}},
     doc_columns=("id", "subset", "prompt", "choice_labels", "choice_texts", "answer_key"),

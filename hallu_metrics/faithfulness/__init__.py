@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hallu_metrics.contract import UNREADABLE_METRIC, Benchmark, Breakdown, Metric, unreadable_share
+from hallu_metrics.contract import UNREADABLE_METRIC, About, Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.faithfulness.baseline import BaselineScores, baseline_rule, baseline_scores
 from hallu_metrics.faithfulness.chain import BASELINE_KEY, judge_baseline, judge_hhem, judge_reply, read_reply
 from hallu_metrics.faithfulness.data import COLUMN_TYPES, rubric_docs
@@ -70,6 +70,11 @@ _BREAKDOWNS = (
 )
 
 
+# offline: False, its pairs come from a source set not shipped in any wheel (HaluEval summarization)
+_ABOUT = dict(paper_title="On A Scale From 1 to 5: Quantifying Hallucination in Faithfulness Evaluation",
+              paper_url=None, section="sections 3-4", network=False, gpu=False, offline=False)
+
+
 def _benchmark(name: str, judge_item, **kwargs: Any) -> Benchmark:
     return Benchmark(
         name=name, family="faithfulness", paper=PAPER, column_types=COLUMN_TYPES, metrics=_METRICS,
@@ -83,9 +88,12 @@ def _benchmark(name: str, judge_item, **kwargs: Any) -> Benchmark:
 RUBRIC_TASK = _benchmark("faithfulness_rubric", judge_reply, tasks=("faithfulness_rubric", "faithfulness_rubric_so"),
                          judge_roles=(), answer_readers=(parse_rubric_score,), doc_columns=(*COLUMN_TYPES, "prompt"),
                          to_docs=rubric_docs,
-                         options={"rubric": None})
+                         options={"rubric": None},
+                         about=About(**_ABOUT, weights=False, judge=False, runtime="fast"))
 HHEM = _benchmark("faithfulness_hhem", judge_hhem, checks=(RUBRIC,),
-                  default_judge=f"hhem:model={HHEM_MODEL_ID}")  # HHEM-2.1, sliding
+                  default_judge=f"hhem:model={HHEM_MODEL_ID}",  # HHEM-2.1, sliding
+                  about=About(**_ABOUT, weights=True, judge=False, runtime="slow"))
 BASELINE = _benchmark("faithfulness_baseline", judge_baseline, checks=(RUBRIC,), options={"bertscore_model": None},
-                      rule_label="ROUGE-L / BLEU / BERTScore composite: the paper's baseline scorer, no LLM")
+                      rule_label="ROUGE-L / BLEU / BERTScore composite: the paper's baseline scorer, no LLM",
+                      about=About(**_ABOUT, weights=True, judge=False, runtime="slow"))  # weights: BERTScore's
 BENCHMARKS = (RUBRIC_TASK, HHEM, BASELINE)

@@ -10,7 +10,7 @@ per-sample metrics in ``metrics``, items and docs in ``data``; the ``evaluate`` 
 
 from __future__ import annotations
 
-from hallu_metrics.contract import Benchmark, Breakdown, Metric
+from hallu_metrics.contract import About, Benchmark, Breakdown, Metric
 from hallu_metrics.halueval.chain import judge_item, read_reply
 from hallu_metrics.halueval.data import build_items, items_of
 from hallu_metrics.halueval.metrics import sample_metrics
@@ -55,6 +55,9 @@ def _benchmark(spec: TaskSpec) -> Benchmark:
         ),
         generator=None if spec.label_field else "halueval",
         evaluate_module="halueval_recognition",
+        about=About(paper_title="HaluEval: A Large-Scale Hallucination Evaluation Benchmark for Large Language Models",
+                    paper_url="https://arxiv.org/abs/2305.11747", section="section 3", network=True, gpu=False,
+                    weights=False, judge=False, runtime="fast", offline=False),
         judge_roles=(),
         answer_readers=(extract_judgement, extract_official),
         read_official=lambda location: read_records(spec.name, location, spec.columns),

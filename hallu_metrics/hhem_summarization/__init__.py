@@ -13,7 +13,7 @@ are the shared ``hallu_metrics.scorers``.
 
 from __future__ import annotations
 
-from hallu_metrics.contract import Benchmark, Metric, unreadable_share
+from hallu_metrics.contract import About, Benchmark, Metric, unreadable_share
 from hallu_metrics.faithfulness import RUBRIC
 from hallu_metrics.hhem_summarization.chain import judge_item, summary_record
 from hallu_metrics.hhem_summarization.checks import CONSISTENCY, DEFAULT_SCORER_SPEC, NAME, is_valid_summary
@@ -49,6 +49,10 @@ BENCHMARK = Benchmark(
     headline=("hallucination_rate", "factual_consistency_rate", "answer_rate", "average_summary_length"),
     generator=None,
     evaluate_module=NAME,
+    # weights: HHEM-2.1-Open, not shipped
+    about=About(paper_title="HalluLens: LLM Hallucination Benchmark", paper_url="https://arxiv.org/abs/2504.17550",
+                section="section 4.1", network=True, gpu=False, weights=True, judge=False, runtime="slow",
+                offline=False),
     default_judge=DEFAULT_SCORER_SPEC,
     read_official=read_official,
     extra_summary=cut_summary,

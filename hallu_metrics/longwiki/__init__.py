@@ -18,7 +18,7 @@ docs with K (``data``); the ``evaluate`` module is ``hallulens_longwiki/``.
 
 from __future__ import annotations
 
-from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_share
+from hallu_metrics.contract import About, Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.longform.claims import CLAIM_EXTRACTION
 from hallu_metrics.longform.refusal import KNOWLEDGEABLE
 from hallu_metrics.longform.verification import VERIFICATION
@@ -65,6 +65,10 @@ BENCHMARK = Benchmark(
               "judge_unparseable_rate"),
     generator="longwiki",
     evaluate_module="hallulens_longwiki",
+    # weights: the retrieval embeddings
+    about=About(paper_title="HalluLens: LLM Hallucination Benchmark", paper_url="https://arxiv.org/abs/2504.17550",
+                section="section 3.2", network=False, gpu=False, weights=True, judge=True, runtime="slow",
+                offline=True),
     judge_roles=("judge", "judge_claims", "judge_verify"),
     options=OPTIONS,
     checks=(KNOWLEDGEABLE, CLAIM_EXTRACTION, VERIFICATION),

@@ -10,7 +10,7 @@ the ``evaluate`` module (both test sets) is ``hallulens_nonexistent_refusal/``.
 
 from __future__ import annotations
 
-from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_share
+from hallu_metrics.contract import About, Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.nonexistent_refusal.chain import judge_item
 from hallu_metrics.nonexistent_refusal.checks import DOES_BELIEVE
 from hallu_metrics.nonexistent_refusal.metrics import OUTCOMES, sample_metrics
@@ -34,6 +34,9 @@ MIXED = Benchmark(
     column_types=dict.fromkeys(("id", "name", "domain", "type", "prompt"), "string"),
     breakdowns=(_DOMAIN,),
     generator="nonexistent_refusal.mixedentities",
+    about=About(paper_title="HalluLens: LLM Hallucination Benchmark", paper_url="https://arxiv.org/abs/2504.17550",
+                section="section 3.3", network=False, gpu=False, weights=False, judge=True, runtime="fast",
+                offline=True),
     **_COMMON,
 )
 GENERATED = Benchmark(
@@ -41,6 +44,10 @@ GENERATED = Benchmark(
     column_types=dict.fromkeys(("id", "name", "type", "domain", "place", "place_tier", "prompt"), "string"),
     breakdowns=(_DOMAIN, Breakdown("place_tier", "ordered", "place frequency tier", order=("high", "mid", "low"))),
     generator="nonexistent_refusal.generatedentities",
+    # slow: its set is written by a model
+    about=About(paper_title="HalluLens: LLM Hallucination Benchmark", paper_url="https://arxiv.org/abs/2504.17550",
+                section="section 3.3", network=False, gpu=False, weights=False, judge=True, runtime="slow",
+                offline=True),
     nullable=("place", "place_tier"),
     **_COMMON,
 )

@@ -7,7 +7,7 @@ The test set's loaders are in ``data``."""
 from __future__ import annotations
 
 from hallu_metrics import short_answer_qa as qa
-from hallu_metrics.contract import Benchmark, Breakdown
+from hallu_metrics.contract import About, Benchmark, Breakdown
 from hallu_metrics.popqa.data import popularity_bin, read_official, to_docs
 
 __all__ = ["BENCHMARK", "popularity_bin", "read_official", "to_docs"]
@@ -23,4 +23,7 @@ BENCHMARK = Benchmark(
                 Breakdown("prop", "category", "relation")),
     read_official=read_official,
     nullable=("popularity_bin", "s_pop"),
+    about=About(paper_title="When Not to Trust Language Models: Investigating Effectiveness of Parametric and "
+                "Non-Parametric Memories", paper_url="https://arxiv.org/abs/2212.10511", section="section 5.2",
+                network=True, gpu=False, weights=False, judge=True, runtime="fast", offline=False),
 )

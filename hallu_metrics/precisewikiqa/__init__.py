@@ -6,7 +6,7 @@ Prompts in ``prompts``, checks in ``checks``, the judging chain (section 3.1.2) 
 
 from __future__ import annotations
 
-from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_share
+from hallu_metrics.contract import About, Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.precisewikiqa.chain import judge_item
 from hallu_metrics.precisewikiqa.checks import ABSTENTION, CORRECTNESS, CORRECTNESS_LABELS
 from hallu_metrics.precisewikiqa.metrics import OUTCOMES, sample_metrics
@@ -40,5 +40,8 @@ BENCHMARK = Benchmark(
     generator="precisewikiqa",
     nullable=("difficulty",),
     evaluate_module="hallulens_precisewikiqa",
+    about=About(paper_title="HalluLens: LLM Hallucination Benchmark", paper_url="https://arxiv.org/abs/2504.17550",
+                section="section 3.1", network=False, gpu=False, weights=False, judge=True, runtime="fast",
+                offline=True),
     outcomes=OUTCOMES,
 )

@@ -6,7 +6,7 @@ loaders are in ``data``."""
 from __future__ import annotations
 
 from hallu_metrics import short_answer_qa as qa
-from hallu_metrics.contract import Benchmark, Breakdown
+from hallu_metrics.contract import About, Benchmark, Breakdown
 from hallu_metrics.simpleqa.data import OFFICIAL_FILE, read_official, to_docs
 
 __all__ = ["BENCHMARK", "OFFICIAL_FILE", "read_official", "to_docs"]
@@ -21,4 +21,7 @@ BENCHMARK = Benchmark(
     to_docs=to_docs,
     breakdowns=(Breakdown("topic", "category", "topic"), Breakdown("answer_type", "category", "answer type")),
     read_official=read_official,
+    about=About(paper_title="Measuring short-form factuality in large language models",
+                paper_url="https://arxiv.org/abs/2411.04368", section="section 5.2", network=True, gpu=False,
+                weights=False, judge=True, runtime="fast", offline=False),
 )

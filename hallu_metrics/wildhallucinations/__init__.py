@@ -11,7 +11,7 @@ and breakdowns in ``metrics``; the ``evaluate`` module is ``wildhallucinations/`
 
 from __future__ import annotations
 
-from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_share
+from hallu_metrics.contract import About, Benchmark, Breakdown, Metric, unreadable_share
 from hallu_metrics.longform.atomic_facts import ATOMIC_FACTS
 from hallu_metrics.longform.refusal import KNOWLEDGEABLE
 from hallu_metrics.longform.verification import VERIFICATION
@@ -66,6 +66,10 @@ BENCHMARK = Benchmark(
     tasks=("wildhallucinations", "wildhallucinations_greedy"),
     generator="wildhallucinations",
     evaluate_module="wildhallucinations",
+    # network: the entities' web pages (offline: entities and pages from the shipped Wikipedia sample)
+    about=About(paper_title="WildHallucinations: Evaluating Long-form Factuality in LLMs with Real-World Entity "
+                "Queries", paper_url="https://arxiv.org/abs/2407.17468", section="sections 2.3 and 4",
+                network=True, gpu=False, weights=True, judge=True, runtime="slow", offline=True),
     judge_roles=("judge", "judge_facts", "judge_verify"),
     options={"retrieval": EvidenceSettings.retrieval, "embedder": EvidenceSettings.embedder,
              "top_k": EvidenceSettings.top_k, "refusal_check": EvidenceSettings.refusal_check},
