@@ -124,28 +124,31 @@ def test_plan_shows_the_realtime_and_the_batch_price(tmp_path, samples, capsys):
 
 
 def model_and_judge(messages):
-    """The model under test answers (one item with "I don't know"); as judge it replies as chat models do."""
+    """The model under test answers (the item about Example 2 with "I don't know"); as judge it replies as chat models
+    do, and about Examples 0 and 1 first states no verdict (the reminder turn then gets one)."""
     system, last = messages[0]["content"], messages[-1]["content"]
     if "is_abstaining" in system:
-        return '**Judgement:** {"is_abstaining": %s}' % ("true" if "I don't know, sorry." in last else "false")
+        item = messages[1]["content"].rsplit("Now judge", 1)[-1]
+        if len(messages) == 2 and ("Example 0" in item or "Example 1" in item):
+            return "The reply is short; it is hard to tell what the chatbot meant."
+        return '**Judgement:** {"is_abstaining": %s}' % ("true" if "I don't know, sorry." in item else "false")
     if "Grade a chatbot" in last:
         return 'Compared with the reference.\n\n```json\n{"verdict": "CORRECT"}\n```'
     return "I don't know, sorry." if "Example 2" in last else "The Avon."
 
 
-def test_eval_refuses_a_cap_below_the_plan_before_the_model_loads_and_counts_its_judge_calls(
+def test_eval_refuses_a_cap_below_the_plan_and_stops_on_it_mid_run_keeping_its_verdicts(
         tmp_path, monkeypatch, loopback_servers):
-    """3 items: the plan (stand-in answers) expects 3 abstention + 3 correctness calls; the run makes 5."""
+    """3 items: the plan (stand-in answers) expects 3 abstention + 3 correctness calls. The run needs 7 (two reminder
+    turns, one abstention): under --max-calls 6 its last correctness call is refused; score judges that item later."""
     import sys
 
     from support import save_set
 
-    from hallu_metrics.precisewikiqa import BENCHMARK
-
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "argv", sys.argv[:])
     monkeypatch.setattr("torch.utils.collect_env.get_pretty_env_info", lambda: "not collected in tests")
-    save_set(tmp_path / "set", [{k: doc[k] for k in BENCHMARK.required_doc_columns} | doc for doc in DOCS[:3]])
+    save_set(tmp_path / "set", DOCS[:3])
     server = loopback_servers.chat(model_and_judge)
     judge = f"openai:base_url={server.base_url},model=judge,max_retries=0"
     args = ["eval", "--model", "local-chat-completions", "--model_args",
@@ -155,14 +158,16 @@ def test_eval_refuses_a_cap_below_the_plan_before_the_model_loads_and_counts_its
     refused = run_cli(*args, "--max-calls", "5")
     assert refused.returncode == 2 and "expects 6 judge calls" in refused.stderr
     assert server.requests == []  # no generation, no judge call
-    run = run_cli(*args, "--max-calls", "6")
-    assert run.returncode == 0, run.stderr[-3000:]
+    stopped = run_cli(*args, "--max-calls", "6")
+    assert stopped.returncode == 2 and "stopped on budget (--max-calls 6: 6 new judge calls" in stopped.stderr
     [results] = (tmp_path / "out").rglob("results_*.json")
     budget = json.loads(results.read_text())["configs"]["precisewikiqa"]["metadata"]["hallubench_budget"]
-    assert budget == {**budget, "calls": 5, "stopped": False, "items": 3, "items_judged": 3, "max_calls": 6}
-    [samples] = (tmp_path / "out").rglob("samples_precisewikiqa_*.jsonl")
-    reused = run_cli("score", "--task", "precisewikiqa", "--samples", samples, "--out", "r.json", "--max-calls", "0")
-    assert reused.returncode == 0, reused.stderr  # the log's verdicts are reused: nothing to plan, no call
-    assert json.loads((tmp_path / "r.json").read_text())["budget"] == {
-        "max_calls": 0, "max_cost_usd": None, "calls": 0, "cost_usd": 0.0, "stopped": False, "items": 0,
-        "items_judged": 0}
+    assert budget == {**budget, "calls": 6, "stopped": True, "items": 3, "items_judged": 2, "max_calls": 6}
+    assert sum(r.get("model") == "judge" for r in server.requests) == 6
+    [samples] = (tmp_path / "out" / "unjudged").glob("samples_precisewikiqa_*.jsonl")  # saved, as stderr says
+    assert str(samples.relative_to(tmp_path)) in stopped.stderr
+    resumed = run_cli("score", "--task", "precisewikiqa", "--samples", samples, "--out", "r.json", "--max-calls", "2")
+    assert resumed.returncode == 0, resumed.stderr  # 2 verdicts reused, 1 item judged: its one refused call
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["budget"] == {**result["budget"], "calls": 1, "stopped": False, "items": 1, "items_judged": 1}
+    assert result["counts"] == {**result["counts"], "correct": 2, "abstained": 1}
