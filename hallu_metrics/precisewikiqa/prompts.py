@@ -65,17 +65,18 @@ def abstention_messages(item: dict) -> list[dict[str, str]]:
 
 
 def correctness_messages(item: dict) -> list[dict[str, str]]:
+    # the fixed labels come before the item, so a server's prefix cache serves them (issue 37; docs/benchmarks.md)
     prompt = (
         "Grade a chatbot's answer to a factual question against the reference answer.\n"
-        f"{data_block('question', item['question'])}\n"
-        f"{data_block('reference answer', item['gold'])}\n"
-        f"{data_block('chatbot answer', item['response'])}\n\n"
         "Labels:\n"
         "- CORRECT: the chatbot's answer agrees with the reference answer (other wording, extra correct detail, "
         "or a number that rounds to the reference value are fine).\n"
         "- INCORRECT: the chatbot's answer contradicts the reference answer or names something else.\n"
         "- UNVERIFIABLE: the chatbot's answer cannot be checked against the reference answer (too vague, "
-        "off-topic, or several candidate answers).\n"
+        "off-topic, or several candidate answers).\n\n"
+        f"{data_block('question', item['question'])}\n"
+        f"{data_block('reference answer', item['gold'])}\n"
+        f"{data_block('chatbot answer', item['response'])}\n\n"
         'Reply with JSON only, for example {"verdict": "INCORRECT"}.'
     )
     return [{"role": "system", "content": DATA_NOTICE}, {"role": "user", "content": prompt}]
