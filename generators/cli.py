@@ -153,16 +153,15 @@ def reproducibility(module: Generator, args: argparse.Namespace) -> str:
 
 
 class _TaskYaml(yaml.SafeLoader):
-    """Reads an lm-eval task YAML, its ``!function`` values as None (only ``dataset_kwargs`` and ``include`` are
-    wanted)."""
+    """Reads an lm-eval task YAML, its ``!function`` values as None (only plain settings and ``include`` are wanted)."""
 
 
 _TaskYaml.add_multi_constructor("!", lambda loader, suffix, node: None)
 
 
-def task_dataset_kwargs(task: str) -> dict[str, Any]:
-    """The ``dataset_kwargs`` of an lm-eval task's YAML (its own, else its includes'), read from the installed task
-    folder (lm-eval hands them to the data loader, so they shape the docs)."""
+def task_config_value(task: str, key: str) -> Any:
+    """A setting of an lm-eval task's YAML (its own, else its includes', as lm-eval merges them), read from the
+    installed task folder; None when neither sets it."""
     spec = importlib.util.find_spec("hallubench_tasks")  # located, not imported: generators sit beside the tasks
     folder = Path(next(iter(spec.submodule_search_locations or []))) if spec else None
     found = sorted(folder.rglob(f"{task}.yaml")) if folder else []
@@ -171,10 +170,16 @@ def task_dataset_kwargs(task: str) -> dict[str, Any]:
     path: Path | None = found[0]
     while path is not None:
         config = yaml.load(path.read_text(encoding="utf-8"), Loader=_TaskYaml) or {}
-        if "dataset_kwargs" in config:
-            return dict(config["dataset_kwargs"] or {})
+        if key in config:
+            return config[key]
         path = path.parent / config["include"] if config.get("include") else None
-    return {}
+    return None
+
+
+def task_dataset_kwargs(task: str) -> dict[str, Any]:
+    """The ``dataset_kwargs`` of an lm-eval task's YAML (lm-eval hands them to the data loader, so they shape the
+    docs)."""
+    return dict(task_config_value(task, "dataset_kwargs") or {})
 
 
 @contextmanager

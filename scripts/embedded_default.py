@@ -11,6 +11,9 @@ names are written, one line per step, to ``--events`` (a file descriptor), so th
 the next step generates. ``--beside`` runs the command making one task's test set (GeneratedEntities: SmolLM2 calls)
 as a child process beside the first steps; that task's step waits for it.
 
+``plan``: the offline-runnable tasks, selected from the registry's metadata (``Benchmark.about.offline``): one greedy
+task per benchmark, grouped by answer length (the shell script's steps).
+
 ``publish``: scores ``--first-task`` (faithfulness_baseline, from its dataset) at once, then per line read writes
 ``results/<task>.json`` and ``.png`` from the task's samples log (``hallubench score``, reusing the run's verdicts),
 then ``report/report.md`` / ``.csv`` with the smoke-run notice and ``report/view.html`` (``hallubench report``,
@@ -235,6 +238,31 @@ def publish(args: argparse.Namespace, lines: TextIO = sys.stdin) -> int:
     return publish_report(out, args.notice, plots=True) if published else 0
 
 
+SHORT_ANSWER_TOKENS = 256  # a task whose own max_gen_toks is at most this joins the short-answer step
+
+
+def offline_plan(own_step: Sequence[str]) -> dict[str, list[str]]:
+    """The embedded default's tasks, selected by the registry's metadata: one per offline-runnable benchmark
+    (``Benchmark.about.offline``), its first task with greedy decoding (a smoke run is reproducible), under "short" or
+    "long" by the task's own ``max_gen_toks``; a benchmark named in ``own_step`` under its own name (a step of its
+    own: GeneratedEntities, whose set the model under test writes beside the first steps)."""
+    from hallu_metrics.registry import BENCHMARKS
+    from hallubench_generators.cli import task_config_value
+
+    plan: dict[str, list[str]] = {"short": [], "long": []}
+    for benchmark in BENCHMARKS.values():
+        if not (benchmark.about and benchmark.about.offline):
+            continue
+        settings = {task: task_config_value(task, "generation_kwargs") or {} for task in benchmark.task_names}
+        greedy = [task for task, kwargs in settings.items() if not kwargs.get("do_sample")]
+        if not greedy:
+            raise SystemExit(f"{benchmark.name} is offline-runnable but none of its tasks decodes greedily")
+        length = settings[greedy[0]].get("max_gen_toks", SHORT_ANSWER_TOKENS)
+        kind = benchmark.name if benchmark.name in own_step else "short" if length <= SHORT_ANSWER_TOKENS else "long"
+        plan.setdefault(kind, []).append(greedy[0])
+    return plan
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -255,6 +283,9 @@ def build_parser() -> argparse.ArgumentParser:
     steps.add_argument("--total", type=int, required=True, help="steps of the whole run, for the progress lines")
     steps.add_argument("--started", type=float, default=time.time(), help="start of the whole run (epoch seconds)")
     steps.add_argument("maker", nargs=argparse.REMAINDER, metavar="-- COMMAND", help="with --beside: the set maker")
+    plan = sub.add_parser("plan", help="the offline-runnable tasks by step kind, from the registry: lines KIND "
+                          "TASK[,TASK...] (KIND: short, long, or a benchmark given its own step)")
+    plan.add_argument("--own-step", nargs="*", default=[], metavar="BENCHMARK")
     done = sub.add_parser("publish", help="score, report and view each finished step (task names on stdin)")
     done.add_argument("--out", required=True, help="the run's folder (sets/, lm_eval/MODEL/, results/, report/)")
     done.add_argument("--model", required=True, help="the model's name in results and in lm_eval/MODEL/")
@@ -269,6 +300,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "model":
         write_model(args.folder)
+        return 0
+    if args.command == "plan":
+        print("\n".join(f"{kind} {','.join(tasks)}" for kind, tasks in offline_plan(args.own_step).items()))
         return 0
     return run(args) if args.command == "run" else publish(args)
 

@@ -41,9 +41,13 @@ STARTED=$(date +%s)
 DRIVER=(python scripts/embedded_default.py)
 
 HAS_SHARED=; [ -n "$SHARED" ] && [ -d "$SHARED" ] && HAS_SHARED=1
-# lm_eval steps (TASK[,TASK...]:MAX_NEW[:LIMIT]); the tasks of a step share the model's batches
-SHORT=precisewikiqa,mixedentities; [ -n "$HAS_SHARED" ] && SHORT+=,simpleqa_hallu
-STEPS=("$SHORT:$MAX_NEW_SHORT" "longwiki,wildhallucinations_greedy:$MAX_NEW" "generatedentities:$MAX_NEW_SHORT")
+# lm_eval steps (TASK[,TASK...]:MAX_NEW[:LIMIT]); the tasks of a step share the model's batches. The offline-runnable
+# tasks come from the registry (Benchmark.about.offline), by answer length; GeneratedEntities gets a step of its own
+# (its set is written by SmolLM2 beside the first steps)
+PLAN=$("${DRIVER[@]}" plan --own-step generatedentities)
+planned() { sed -n "s/^$1 //p" <<< "$PLAN"; }
+SHORT=$(planned short); [ -n "$HAS_SHARED" ] && SHORT+=,simpleqa_hallu
+STEPS=("$SHORT:$MAX_NEW_SHORT" "$(planned long):$MAX_NEW" "$(planned generatedentities):$MAX_NEW_SHORT")
 [ -n "$HAS_SHARED" ] && [ -n "$RUBRIC" ] && STEPS+=(faithfulness_rubric_so::${N_RUBRIC:-8})  # its own 16 tokens
 TOTAL=$((1 + ${#STEPS[@]}))
 note() { printf '[embedded] %s\n' "$1" >&2; }
