@@ -6,8 +6,10 @@ rendered for the first ``--items`` items of the check's shipped labelled set (re
 passages; ``hallu_metrics.labelled_sets``) and tokenized as a server sees it: the chat template applied with the
 generation prompt, with the plan's tokenizer (SmolLM2-135M-Instruct's stand-in, as
 ``benchmarks/tokens_per_response.py``). Shared share = longest token prefix common to all those prompts / their mean
-prompt tokens. "First item field" names the item text where the prompts first differ (the end of the shared
-part; the marker of the data block holding it carries a hash of that text, so sharing ends a few tokens earlier).
+prompt tokens. "Fixed after the item" is the longest token suffix common to them (fixed text the cache cannot
+serve because item text comes before it). "First item field" names the item text where the prompts first differ
+(the end of the shared part; the marker of the data block holding it carries a hash of that text, so sharing ends a
+few tokens earlier).
 
     python benchmarks/shared_prefix.py [--items 8]     # prints the markdown table of docs/benchmarks.md
 """
@@ -49,8 +51,9 @@ def first_field(check: Check, items: list[dict[str, Any]]) -> str:
     return min((pos, field) for pos, field in placed if pos >= 0)[1] if any(p >= 0 for p, _ in placed) else "-"
 
 
-def rows(counter: TokenCounter, items_per_check: int) -> list[tuple[str, str, int, int, float, float, str]]:
-    """(benchmarks, check, items, shared tokens, mean prompt tokens, shared share, first field) per distinct check."""
+def rows(counter: TokenCounter, items_per_check: int) -> list[tuple[str, str, int, int, float, float, int, str]]:
+    """(benchmarks, check, items, shared tokens, mean prompt tokens, shared share, fixed tokens after the item, first
+    field) per distinct check."""
     seen: dict[str, list[str]] = {}
     checks: dict[str, tuple[str, Check]] = {}
     for benchmark in BENCHMARKS.values():
@@ -65,7 +68,8 @@ def rows(counter: TokenCounter, items_per_check: int) -> list[tuple[str, str, in
         ids = [prompt_ids(counter, check, item) for item in items]
         shared, mean = common_prefix(ids), statistics.mean(len(i) for i in ids)
         names = " / ".join(dict.fromkeys(seen[key]))
-        out.append((names, check.name, len(items), shared, mean, shared / mean, first_field(check, items)))
+        suffix = common_prefix([list(reversed(i)) for i in ids])
+        out.append((names, check.name, len(items), shared, mean, shared / mean, suffix, first_field(check, items)))
     return out
 
 
@@ -75,10 +79,11 @@ def main() -> None:
     args = parser.parse_args()
     counter = load_counter("openai:base_url=http://stand-in/v1,model=stand-in")
     print(f"tokens: {counter.name}, {args.items} labelled items per check\n")
-    print("| benchmark | check | items | shared prefix tokens | mean prompt tokens | shared share | first item field |")
-    print("|---|---|---:|---:|---:|---:|---|")
-    for names, check, n, shared, mean, share, field in rows(counter, args.items):
-        print(f"| {names} | {check} | {n} | {shared} | {mean:.0f} | {share:.0%} | {field} |")
+    print("| benchmark | check | items | shared prefix tokens | mean prompt tokens | shared share | fixed after the "
+          "item | first item field |")
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    for names, check, n, shared, mean, share, suffix, field in rows(counter, args.items):
+        print(f"| {names} | {check} | {n} | {shared:,} | {mean:,.0f} | {share:.0%} | {suffix} | {field} |")
 
 
 if __name__ == "__main__":
