@@ -74,6 +74,7 @@ def template_values(request: Request) -> dict[str, str]:
     values = {
         **import_paths(name),
         "name": name, "family": request.family, "paper": request.paper, "title": title,
+        "section": _section(request.paper),
         "family_title": request.family.replace("_", " ").title(), "check": f"{name}_grade",
         "class_name": "".join(part.capitalize() for part in name.split("_")),
         "date": datetime.now(timezone.utc).date().isoformat(),
@@ -99,6 +100,12 @@ def template_values(request: Request) -> dict[str, str]:
     return values
 
 
+def _section(paper: str) -> str:
+    """The section ``paper`` cites (``About.section``, a part of ``Benchmark.paper``), else the whole citation."""
+    found = re.search(r"(?:section|§)\s*[\w.]+", paper)
+    return found.group(0) if found else paper
+
+
 def _wrapped(entry: str) -> str:
     """A markdown list entry wrapped as the family READMEs are (continuation lines indented two spaces)."""
     return textwrap.fill(entry.strip(), width=116, subsequent_indent="  ", break_on_hyphens=False) + "\n"
@@ -113,9 +120,12 @@ def plan(root: Path, request: Request) -> Plan:
               **(GENERATOR_FILES if request.generator else {})}
     family_readme = piece_path("family_readme", name, family)
     new_family = not (root / family_readme).parent.is_dir()
+    result = Plan()
     if new_family:
         pieces |= NEW_FAMILY_FILES
-    result = Plan()
+        result.notes.append(f"new group {family!r}: keep one real lm-eval run of it in "
+                            "tests/fixtures/lm_eval_group_runs/ (its README says how), which "
+                            "tests/test_group_reports.py asks of every group")
     for piece, template in pieces.items():
         path = piece_path(piece, name, family)
         if (root / path).exists():
@@ -141,25 +151,15 @@ def plan(root: Path, request: Request) -> Plan:
     if request.judged:
         edit("label_domains", lambda t, p: edits.before_closing(
             t, "DOMAINS = {", "\n}\n", f'    "{values["check"]}": _one_of("CORRECT", "INCORRECT"),  # {name}\n', p))
-    _packages(root, request, values, result, edit)
+    packages = [package, *([values["generator_package"]] if request.generator else [])]
+    edit("pyproject", lambda t, p: edits.before_closing(t, "\npackages = [", "\n]\n",
+                                                        "".join(f'    "{k}",\n' for k in packages), p))
     if not new_family:
         edit("family_readme", lambda t, p: edits.into_list(t, "#### Tasks", values["task_entry"], p, first=False))
         edit("family_readme", lambda t, p: edits.into_list(t, "### Changelog", values["changelog_entry"], p,
                                                            first=True))
         _join_group(root, request, result)
     return result
-
-
-def _packages(root: Path, request: Request, values: dict[str, str], result: Plan, edit) -> None:
-    """pyproject.toml's list of packages, where it still lists them (issue 35, item 4: found, not listed, where
-    setuptools allows)."""
-    packages = [values["package"], *([values["generator_package"]] if request.generator else [])]
-    pyproject = (root / piece_path("pyproject", request.name, request.family)).read_text(encoding="utf-8")
-    if re.search(r"^packages = \[", pyproject, re.M):
-        edit("pyproject", lambda t, p: edits.before_closing(t, "\npackages = [", "\n]\n",
-                                                            "".join(f'    "{k}",\n' for k in packages), p))
-    else:
-        result.notes.append("pyproject.toml finds its packages: nothing to list")
 
 
 def _join_group(root: Path, request: Request, result: Plan) -> None:
