@@ -74,7 +74,7 @@ def check_planned(plan: Mapping[str, Any], budget: Budget, runs: int = 1) -> Non
                 if entry["expected"]["calls"] and "cost_usd" not in entry["expected"]]
     if unpriced:
         raise HallubenchError(f"--max-cost: no price for judge role(s) {', '.join(unpriced)}; pass --price "
-                              f"{unpriced[0]}=IN/OUT or a --price-file entry")
+                              f"{unpriced[0].split()[-1]}=IN/OUT or a --price-file entry")  # eval: "TASK ROLE"
     cost = expected.get("cost_usd", 0.0) * runs
     if cost > budget.max_cost:
         raise HallubenchError(f"{what} expects {money(cost)} of judge calls, over --max-cost {budget.max_cost:g}; "
