@@ -99,8 +99,9 @@ def test_every_model_request_is_built_in_prompts_and_hashed_on_the_card(name):
         if path.name == "prompts.py":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        made = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
-                and getattr(node.func, "id", getattr(node.func, "attr", "")) == "ChatRequest"]
+        made = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call) and "ChatRequest" in {
+            getattr(node.func, "id", None), getattr(node.func, "attr", None),
+            getattr(getattr(node.func, "value", None), "id", None)}]  # ChatRequest(...), ChatRequest.from_messages(...)
         assert not made, f"{name}: a request is built outside prompts.py, in {path.name} line {made[0]}"
     prompts = importlib.import_module(f"hallubench_generators.{package}.prompts")
     builders = request_builders(prompts)
