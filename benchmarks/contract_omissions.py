@@ -182,6 +182,46 @@ OMISSIONS: dict[tuple[str, str], Edit] = {
 }
 
 
+def out_of_groups(family: str, task: str) -> Edit:
+    """The task's line removed from every group YAML of its family folder."""
+
+    def edit(copy: Path) -> None:
+        found = [path for path in (copy / "lm_eval_tasks" / family).rglob("*.yaml")
+                 if f"  - {task}\n" in path.read_text(encoding="utf-8")]
+        if not found:
+            raise SystemExit(f"omission no longer applies: {task} is in no group of {family}")
+        for path in found:
+            path.write_text(path.read_text(encoding="utf-8").replace(f"  - {task}\n", ""), encoding="utf-8")
+
+    return edit
+
+
+def scaffolded_omissions(name: str, family: str) -> dict[tuple[str, str], Edit]:
+    """The omissions issue 35 found uncaught, made in a benchmark ``hallubench new-benchmark NAME --family FAMILY
+    --generator --judged`` wrote (its pieces where the scaffold puts them)."""
+    corpus = f"tests/reply_corpora/{name}_grade.yaml"
+    checks, declaration, generator = f"hallu_metrics/{name}/checks.py", f"hallu_metrics/{name}/__init__.py", \
+        f"generators/{name}"
+    return {
+        ("tests", "reply corpus missing"): remove(corpus),
+        ("tests", "reply corpus cut to 10 replies"): cut_corpus(corpus, 10),
+        ("task YAML", "task not in its family's group"): out_of_groups(family, name),
+        ("checks", "a check's structured schema missing"): regex(checks, r"^    structured=.*?\n"),
+        ("checks", "a check's reminder missing"): regex(checks, r"^    reminder=.*?\n"),
+        ("declaration", "breakdowns missing"): regex(declaration, r"^    breakdowns=.*?\n"),
+        ("task YAML", "doc_to_text names a missing column"): replace(f"lm_eval_tasks/{family}/{name}.yaml",
+                                                                     "{{question}}", "{{query}}"),
+        ("generator", "sent_prompts() leaves out a request"): regex(f"{generator}/__init__.py",
+                                                                    r"(def sent_prompts\(.*?return )\{.*?\}\n",
+                                                                    r"\1{}\n"),
+        ("generator", "generator prompts.py missing (requests elsewhere)"): rename_module(generator, "prompts",
+                                                                                          "requests"),
+        ("generator", "generator test missing"): runs_of(name),
+        ("docs", "family README task entry missing"): regex(f"lm_eval_tasks/{family}/README.md",
+                                                           rf"^\* `{name}`.*?(?=^\* `|^#)"),
+    }
+
+
 def selection(benchmark: str) -> str:
     """pytest ``-k``: the contract tests, their cases for ``benchmark`` only (other benchmarks' cases cannot catch the
     omission of one of its pieces; leaving them out halves a run)."""
@@ -217,6 +257,9 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", help="run these omissions only (names as in the table)")
     parser.add_argument("--commit", default="HEAD", help="the commit whose tree is measured (default HEAD)")
     parser.add_argument("--dry-run", action="store_true", help="apply each edit to a copy, run no test")
+    parser.add_argument("--scaffold", nargs=2, metavar=("NAME", "FAMILY"),
+                        help="measure a toy benchmark `hallubench new-benchmark NAME --family FAMILY --generator "
+                             "--judged` writes into the copy, with the omissions issue 35 found uncaught")
     args = parser.parse_args()
     rows = ["| kind | omission | caught | by |", "|---|---|---|---|"]
     baseline: list[tuple[tuple[str, str], Edit | None]] = [(("", "none (baseline)"), None)]  # must pass
@@ -224,7 +267,14 @@ def main() -> int:
         pristine = Path(tmp) / "pristine"
         pristine.mkdir()
         snapshot(args.commit, pristine)
-        for (kind, name), edit in [*baseline, *OMISSIONS.items()]:
+        benchmark, omissions = BENCHMARK, OMISSIONS
+        if args.scaffold:
+            benchmark, family = args.scaffold
+            subprocess.run([sys.executable, "-m", "hallubench.cli", "new-benchmark", benchmark, "--family", family,
+                            "--generator", "--judged"], cwd=pristine, check=True, capture_output=True,
+                           env={**os.environ, "PYTHONPATH": str(pristine)})
+            omissions = scaffolded_omissions(benchmark, family)
+        for (kind, name), edit in [*baseline, *omissions.items()]:
             if args.only and edit is not None and name not in args.only:
                 continue
             copy = Path(tmp) / "copy"
@@ -232,7 +282,7 @@ def main() -> int:
             if edit is not None:
                 edit(copy)
             start = time.perf_counter()
-            caught, by = (False, "dry run") if args.dry_run else run_tests(copy, BENCHMARK)
+            caught, by = (False, "dry run") if args.dry_run else run_tests(copy, benchmark)
             shutil.rmtree(copy)
             seconds = time.perf_counter() - start
             rows.append(f"| {kind} | {name} | {'yes' if caught else '**no**'} | `{by}` ({seconds:.0f} s) |")
