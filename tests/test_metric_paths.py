@@ -402,7 +402,7 @@ def test_lm_eval_score_and_evaluate_give_the_same_numbers(name, tmp_path):
         assert any(r["outcome"] in ("invalid", "unparseable", "wrong") for r in records)
     for record, doc in zip(records, case.docs):  # the chain's keys are declared (contract)
         assert set(benchmark.sample_metrics(record, doc)) <= set(benchmark.metric_names)
-        assert not benchmark.outcomes or record.get("outcome") in benchmark.outcomes, record.get("outcome")
+        assert "outcome" not in record or record["outcome"] in benchmark.outcomes, f"undeclared {record['outcome']}"
         for metric, value in benchmark.sample_metrics(record, doc).items():  # proportions: 0/1 per item (Wilson)
             if benchmark.metric(metric).kind == "rate" and benchmark.metric(metric).proportion and value is not None:
                 assert value in (0.0, 1.0), (metric, value)
