@@ -257,6 +257,8 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", help="run these omissions only (names as in the table)")
     parser.add_argument("--commit", default="HEAD", help="the commit whose tree is measured (default HEAD)")
     parser.add_argument("--dry-run", action="store_true", help="apply each edit to a copy, run no test")
+    parser.add_argument("--no-baseline", action="store_true",
+                        help="skip the unedited copy (when a parallel run of the same commit runs it)")
     parser.add_argument("--scaffold", nargs=2, metavar=("NAME", "FAMILY"),
                         help="measure a toy benchmark `hallubench new-benchmark NAME --family FAMILY --generator "
                              "--judged` writes into the copy, with the omissions issue 35 found uncaught")
@@ -274,7 +276,7 @@ def main() -> int:
                             "--generator", "--judged"], cwd=pristine, check=True, capture_output=True,
                            env={**os.environ, "PYTHONPATH": str(pristine)})
             omissions = scaffolded_omissions(benchmark, family)
-        for (kind, name), edit in [*baseline, *omissions.items()]:
+        for (kind, name), edit in [*([] if args.no_baseline else baseline), *omissions.items()]:
             if args.only and edit is not None and name not in args.only:
                 continue
             copy = Path(tmp) / "copy"
