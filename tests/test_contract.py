@@ -338,3 +338,17 @@ def test_every_benchmark_states_what_it_is_and_needs(name):
     flags = {flag: getattr(about, flag) for flag in ("network", "gpu", "weights", "judge", "offline")}
     assert all(isinstance(value, bool) for value in flags.values()), f"{name}: not yes/no: {flags}"
     assert about.runtime in get_args(Runtime), f"{name}: runtime {about.runtime!r} is not one of {get_args(Runtime)}"
+
+
+# A family README entry promising results per key: "per difficulty bin in `hallubench score`", "Breakdowns by ...".
+PROMISED_BREAKDOWN = re.compile(r"\bper\b[^.;]*?\bin\s+`hallubench\s+score`|\bBreakdowns? by\b", re.S)
+
+
+@pytest.mark.parametrize("name", sorted(BENCHMARKS))
+def test_every_breakdown_its_readme_promises_is_declared(name):
+    """A task whose README entry promises per-key results in ``hallubench score`` declares its breakdowns: without
+    them score prints overall numbers only, silently."""
+    benchmark = BENCHMARKS[name]
+    entries = task_entries((TASKS_DIR / benchmark.family / "README.md").read_text())
+    promised = [task for task in benchmark.task_names if PROMISED_BREAKDOWN.search(entries.get(task, ""))]
+    assert benchmark.breakdowns or not promised, f"{name}: README promises a breakdown for {promised}, none declared"
