@@ -32,7 +32,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
+from tenacity import (
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    stop_when_event_set,
+    wait_exponential_jitter,
+)
 
 from hallubench.backends.aio import NEXT_BATCH
 from hallubench.backends.base import ChatRequest, Completion, Usage
@@ -147,27 +153,42 @@ class TransientHTTP(Exception):
 
 
 class BatchEndpoints:
-    """The Batch API's files and batches endpoints under one base URL, each call retried with backoff."""
+    """The Batch API's files and batches endpoints under one base URL, each call retried with backoff (a malformed
+    reply too); ``closing`` ends the retries and their waits at once."""
 
-    def __init__(self, base_url: str, headers: dict[str, str], timeout: float, attempts: int, secrets: list[str]):
-        self.base_url, self.attempts, self._secrets = base_url, attempts, secrets
+    def __init__(self, base_url: str, headers: dict[str, str], timeout: float, attempts: int, secrets: list[str],
+                 closing: threading.Event):
+        self.base_url, self.attempts, self._secrets, self._closing = base_url, attempts, secrets, closing
         self._http = httpx.Client(headers=headers, timeout=timeout)
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        def once() -> httpx.Response:
+    def _call(self, method: str, path: str, json_lines: bool = False, **kwargs: Any) -> Any:
+        """The reply's JSON (``json_lines``: its list of JSON lines)."""
+        where = f"{self.base_url}{path}"
+
+        def once() -> Any:
+            if self._closing.is_set():
+                raise HallubenchError(f"closed before {method} {where}")
             try:
-                response = self._http.request(method, self.base_url + path, **kwargs)
+                response = self._http.request(method, where, **kwargs)
             except httpx.HTTPError as exc:
-                raise TransientHTTP(f"{type(exc).__name__} from {self.base_url}{path}: {exc}") from exc
+                raise TransientHTTP(f"{type(exc).__name__} from {where}: {exc}") from exc
+            except RuntimeError as exc:  # httpx: the client was closed (the run ends) while this call waited
+                raise HallubenchError(f"closed during {method} {where}") from exc
             if response.status_code == 429 or response.status_code >= 500:
-                raise TransientHTTP(f"HTTP {response.status_code} from {self.base_url}{path}")
+                raise TransientHTTP(f"HTTP {response.status_code} from {where}")
             if response.status_code >= 400:
                 detail = "" if response.status_code in (401, 403) else ": " + response.text[:200]
-                raise HallubenchError(f"HTTP {response.status_code} from {self.base_url}{path}{detail}")
-            return response
+                raise HallubenchError(f"HTTP {response.status_code} from {where}{detail}")
+            try:
+                if json_lines:
+                    return [json.loads(line) for line in response.text.splitlines() if line.strip()]
+                return response.json()
+            except ValueError as exc:
+                raise TransientHTTP(f"malformed reply from {where}: {response.text[:80]!r}") from exc
 
-        retrying = Retrying(retry=retry_if_exception_type(TransientHTTP), stop=stop_after_attempt(self.attempts),
-                            wait=wait_exponential_jitter(initial=1, max=30), reraise=True)
+        retrying = Retrying(retry=retry_if_exception_type(TransientHTTP),
+                            stop=stop_after_attempt(self.attempts) | stop_when_event_set(self._closing),
+                            wait=wait_exponential_jitter(initial=1, max=30), sleep=self._closing.wait, reraise=True)
         try:
             return retrying(once)
         except (TransientHTTP, HallubenchError) as exc:
@@ -175,22 +196,19 @@ class BatchEndpoints:
 
     def upload(self, lines: bytes) -> str:
         files = {"file": ("hallubench-wave.jsonl", lines, "application/jsonl")}
-        return str(self._call("POST", "/files", data={"purpose": "batch"}, files=files).json()["id"])
+        return str(self._call("POST", "/files", data={"purpose": "batch"}, files=files)["id"])
 
     def create(self, file_id: str, window: str) -> dict[str, Any]:
         body = {"input_file_id": file_id, "endpoint": "/v1" + ENDPOINT_PATH, "completion_window": window,
                 "metadata": {"created_by": "hallubench"}}
-        return self._call("POST", "/batches", json=body).json()
+        return self._call("POST", "/batches", json=body)
 
     def get(self, batch_id: str) -> dict[str, Any]:
-        return self._call("GET", f"/batches/{batch_id}").json()
+        return self._call("GET", f"/batches/{batch_id}")
 
     def lines(self, file_id: str | None) -> list[dict[str, Any]]:
         """The JSON lines of a result file (none without a file)."""
-        if not file_id:
-            return []
-        text = self._call("GET", f"/files/{file_id}/content").text
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+        return self._call("GET", f"/files/{file_id}/content", json_lines=True) if file_id else []
 
     def close(self) -> None:
         self._http.close()
@@ -219,7 +237,7 @@ class OpenAIBatchBackend:
         api_key = os.environ.get(api_key_env)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._endpoints = BatchEndpoints(self.realtime.breaker.urls[0], headers, timeout, max_retries + 1,
-                                         [api_key] if api_key else [])
+                                         [api_key] if api_key else [], self._closing)
         self._ledger = BatchLedger(cache)
         self._waves: dict[str, int] = {}  # key -> waves it was sent in (this process)
         self._harvested = False
