@@ -82,7 +82,7 @@ def read_line(line: dict[str, Any], batch_id: str) -> LineOutcome:
             if isinstance(content, str):
                 return LineOutcome(text=content, usage=reply_usage(body))
             return LineOutcome(error=f"malformed response line in batch {batch_id}", retry=True)
-        detail = redact(json.dumps(body)[:200]) if body is not None else ""
+        detail = redact(json.dumps(body))[:200] if body is not None else ""  # redacted before it is cut
         return LineOutcome(error=f"HTTP {status} in batch {batch_id}: {detail}", retry=status == 429 or status >= 500)
     code = error.get("code") if isinstance(error, dict) else None
     message = error.get("message") if isinstance(error, dict) else None
