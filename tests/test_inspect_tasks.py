@@ -133,6 +133,9 @@ def test_bad_options_are_refused_in_one_line(tiny_set):
         TASK_FUNCTIONS["precisewikiqa"](dataset=str(tiny_set("precisewikiqa")), judge="gpt4")
     with pytest.raises(HallubenchError, match="precisewikiqa: no test set given"):
         TASK_FUNCTIONS["precisewikiqa"]()
+    with pytest.raises(HallubenchError, match="-T judge holds credentials.*api_key_env=VAR"):  # the log keeps -T as is
+        TASK_FUNCTIONS["precisewikiqa"](dataset=str(tiny_set("precisewikiqa")),
+                                        judge="openai:base_url=http://user:hunter2@judge:8000/v1,model=m")
 
 
 # ---------------------------------------------------------------- one test per family: Inspect vs hallubench score

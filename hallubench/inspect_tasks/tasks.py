@@ -28,6 +28,7 @@ from hallubench.inspect_tasks import DATASET_KEY, SETTINGS_KEY, grader
 from hallubench.inspect_tasks.judging import epoch_mean, judge_scorer
 from hallubench.inspect_tasks.task_config import task_config
 from hallubench.provenance import dataset_fingerprint
+from hallubench.specs import redact_known
 from hallubench_tasks.dataset_loading import load
 
 PACKAGE = "hallubench"  # the entry point's name: Inspect loads it for task names `hallubench/<task>`
@@ -49,8 +50,18 @@ def judge_specs(settings: RunSettings) -> dict[str, str]:
     return specs or {"judge": "none"}
 
 
+def refuse_credentials(name: str, options: Mapping[str, Any]) -> None:
+    """Inspect writes ``-T`` options into its log as given: an option holding URL credentials or a known API key is
+    refused (name the key's environment variable with ``api_key_env=VAR``)."""
+    for key, value in options.items():
+        if isinstance(value, str) and redact_known(value) != value:
+            raise HallubenchError(f"{name}: -T {key} holds credentials, and Inspect writes task options into its log: "
+                                  "put the key in an environment variable and name it with api_key_env=VAR")
+
+
 def benchmark_task(name: str, options: Mapping[str, Any]) -> Task:
     """The Inspect task of lm-eval task ``name`` with the ``-T`` options given (unset ones are None)."""
+    refuse_credentials(name, options)
     benchmark = benchmark_for_task(name)
     config = task_config(name)
     stated = {**config.dataset_kwargs, **{k: v for k, v in options.items() if v not in (None, "")}}
