@@ -263,6 +263,24 @@ def test_the_grader_judge_outside_inspect_says_what_to_do(tmp_path, tiny_set):
     assert run.returncode != 0 and "needs Inspect's model role 'grader'" in run.stderr and "--judge SPEC" in run.stderr
 
 
+def test_epochs_average_each_samples_defined_values(tmp_path, tiny_set):
+    """Two epochs, the second answer of Q1 an abstention: Q1's hallucination rate is its first epoch's (the second
+    leaves it undefined, not 0), its false refusal rate the mean of the two; score reads the first epoch."""
+    turns: dict[str, int] = {}
+
+    def reply(prompt: str) -> str:
+        turns[prompt] = turns.get(prompt, 0) + 1
+        return "I'm sorry, I don't know." if prompt == "Q1?" and turns[prompt] == 2 else PRECISE_REPLIES[prompt]
+
+    log = run_inspect(TASK_FUNCTIONS["precisewikiqa"](dataset=str(tiny_set("precisewikiqa"))), mock_model(reply),
+                      tmp_path, epochs=2)
+    values = inspect_metrics(log)
+    assert values["hallucination_rate"] == pytest.approx(1 / 3)  # Q0, Q1 (epoch 1), Q3 answered; Q1 hallucinated
+    assert values["false_refusal_rate"] == pytest.approx((0 + 0.5 + 1 + 0) / 4)
+    first = score_log(log, "precisewikiqa", tmp_path)
+    assert first["n"] == 4 and first["false_refusal_rate"] == 0.25
+
+
 # ---------------------------------------------------------------- logs: JSON format, report, view
 
 def test_json_logs_report_and_view(tmp_path, tiny_set):
