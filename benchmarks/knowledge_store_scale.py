@@ -7,7 +7,9 @@ and the exact span lookups ``candidate_titles`` makes), and retrieval of the top
 5 candidate pages of 40 passages with the offline MiniLM embedder, once those pages' embeddings are cached.
 Latencies are given as wall time and as this process's CPU time (the wall time on an idle core, for
 single-threaded work on data in memory: the machine may be shared). Prints a markdown table.
-Usage: python benchmarks/knowledge_store_scale.py [--pages 1000000] [--workdir DIR]
+With ``--titles-only`` the pages get a one-word text, written straight into FActScore's table: the title index and
+the lookups (which read only the sidecar index) at full size in minutes, without the retrieval rows.
+Usage: python benchmarks/knowledge_store_scale.py [--pages 1000000] [--workdir DIR] [--titles-only]
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import argparse
 import os
 import random
 import resource
+import sqlite3
 import statistics
 import tempfile
 import time
@@ -102,6 +105,8 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--claims", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--titles-only", action="store_true",
+                        help="pages of a one-word text and no retrieval rows: title index and lookups only")
     parser.add_argument("--workdir", type=Path, help="keep the store here and reuse it on the next run "
                         "(default: a temporary folder, removed after)")
     args = parser.parse_args()
@@ -115,6 +120,10 @@ def main() -> None:
 def build(args: argparse.Namespace, titles: list[str], vocabulary: list[str], tmp: Path, rows: list) -> Path:
     """Write the store (or reuse the one a previous run left in ``--workdir``) and time its title index."""
     db = tmp / "kb" / "knowledge.db"
+    if not db.exists() and args.titles_only:
+        db.parent.mkdir(parents=True, exist_ok=True)
+        _, write_s, _ = timed(write_titles_only, db, titles)
+        rows.append(("write titles-only database (s)", f"{write_s:.1f}"))
     if not db.exists():
         stats, build_s, _ = timed(
             lambda: write_store(tmp / "kb", synthetic_pages(titles, vocabulary, args.seed), total=len(titles))
@@ -128,6 +137,15 @@ def build(args: argparse.Namespace, titles: list[str], vocabulary: list[str], tm
     rows.append(("database / title index size (MB)",
                  f"{db.stat().st_size / 2**20:,.0f} / {default_index_path(db).stat().st_size / 2**20:,.0f}"))
     return db
+
+
+def write_titles_only(db: Path, titles: list[str]) -> None:
+    """FActScore's ``documents`` table with the titles and a one-word text each."""
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE documents (title PRIMARY KEY, text)")
+    conn.executemany("INSERT INTO documents VALUES (?, 'text')", ((title,) for title in titles))
+    conn.commit()
+    conn.close()
 
 
 def run(args: argparse.Namespace, tmp: Path) -> None:
@@ -149,6 +167,21 @@ def run(args: argparse.Namespace, tmp: Path) -> None:
     ]
     rows += latency_rows("candidate_titles, 3 entities", candidates)
 
+    if not args.titles_only:
+        retrieval_rows(args, store, titles, vocabulary, tmp, rows)
+    rows.append(("peak RSS (MB)", f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}"))
+    rows.append(("machine load average at the end (1 / 5 / 15 min)", " / ".join(f"{x:.1f}" for x in os.getloadavg())))
+    store.close()
+
+    kind = " (titles only)" if args.titles_only else ""
+    print(f"\n{args.pages:,} synthetic pages{kind}\n\n| measure | value |\n|---|---:|")
+    for name, value in rows:
+        print(f"| {name} | {value} |")
+
+
+def retrieval_rows(args: argparse.Namespace, store: KnowledgeStore, titles: list[str], vocabulary: list[str],
+                   tmp: Path, rows: list) -> None:
+    """Retrieval of claims over the first pages' passages with the offline MiniLM embedder."""
     embedder = offline_embedder()
     topic_titles = titles[:TOPIC_PAGES]
     cache_path = tmp / "embeddings.sqlite"
@@ -173,13 +206,6 @@ def run(args: argparse.Namespace, tmp: Path) -> None:
     torch.set_num_threads(1)
     rows += latency_rows("retrieve a new claim (1 torch thread)",
                          [timed(retriever.retrieve, claim(args.claims + i), topic_titles) for i in range(args.claims)])
-    rows.append(("peak RSS (MB)", f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}"))
-    rows.append(("machine load average at the end (1 / 5 / 15 min)", " / ".join(f"{x:.1f}" for x in os.getloadavg())))
-    store.close()
-
-    print(f"\n{args.pages:,} synthetic pages\n\n| measure | value |\n|---|---:|")
-    for name, value in rows:
-        print(f"| {name} | {value} |")
 
 
 if __name__ == "__main__":
