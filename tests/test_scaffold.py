@@ -105,7 +105,7 @@ def test_a_new_family_gets_its_folder_readme_and_group():
     assert group["group"] == "toyfamily" and group["task"] == ["toyqa"]
     assert group["aggregate_metric_list"][0]["metric"] == "judge_unparseable_rate"
     assert not any(path.startswith("lm_eval_tasks/") for path in planned.edited)
-    assert any("keep one real lm-eval run of it in tests/fixtures/lm_eval_group_runs/" in n for n in planned.notes)
+    assert any("tests/fixtures/lm_eval_group_runs/" in n and "tests/test_inspect_tasks.py" in n for n in planned.notes)
 
 
 @pytest.mark.parametrize("argv, message", [

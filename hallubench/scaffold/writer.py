@@ -123,9 +123,9 @@ def plan(root: Path, request: Request) -> Plan:
     result = Plan()
     if new_family:
         pieces |= NEW_FAMILY_FILES
-        result.notes.append(f"new group {family!r}: keep one real lm-eval run of it in "
-                            "tests/fixtures/lm_eval_group_runs/ (its README says how), which "
-                            "tests/test_group_reports.py asks of every group")
+        result.notes.append(f"new family {family!r}: keep one real lm-eval run of its group in "
+                            "tests/fixtures/lm_eval_group_runs/ (tests/test_group_reports.py) and add it to FAMILIES "
+                            "of tests/test_inspect_tasks.py (one Inspect run per family)")
     for piece, template in pieces.items():
         path = piece_path(piece, name, family)
         if (root / path).exists():
