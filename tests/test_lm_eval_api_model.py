@@ -1,7 +1,8 @@
 """The path most users take with vLLM: lm-eval's own API model (`local-chat-completions`) against an
 OpenAI-compatible server (here a loopback server with scripted replies, acting as the model under test and as
 the LLM judge, which answers in markdown around its JSON as chat models do), through `hallubench eval` with
-`--log_samples`, then `hallubench score` on the samples it wrote: both give the numbers the replies imply."""
+`--log_samples`, then `hallubench score` on the samples it wrote: both give the numbers the replies imply, and so
+does the Inspect task on the same replies."""
 
 import json
 import sys
@@ -9,8 +10,10 @@ import sys
 import datasets
 from loopback import rough_usage
 from support import run_cli
+from test_inspect_tasks import inspect_metrics, mock_model, run_inspect
 
 from hallu_metrics.precisewikiqa import BENCHMARK
+from hallubench.inspect_tasks.tasks import TASK_FUNCTIONS
 
 ANSWERS = {"What is the capital of France?": ("Paris", "Paris."),
            "Who wrote Hamlet?": ("William Shakespeare", "Christopher Marlowe wrote it."),
@@ -64,3 +67,10 @@ def test_local_chat_completions_then_score_agree(tmp_path, monkeypatch, loopback
     assert account["total"]["prompt_tokens"] == sum(rough_usage(m, text)[0] for m, text in judged)
     assert account["total"]["completion_tokens"] == sum(rough_usage(m, text)[1] for m, text in judged)
     assert account["roles"]["judge"]["cost_usd"] is None  # no price in an lm-eval run: `hallubench score --price`
+    # the same replies through the Inspect task (issue 36): lm-eval's numbers and stderr
+    values = inspect_metrics(run_inspect(
+        TASK_FUNCTIONS["precisewikiqa"](dataset=str(tmp_path / "set"), judge=judge),
+        mock_model(lambda prompt: reply([{"role": "user", "content": prompt}])), tmp_path))
+    for metric in expected:
+        assert abs(values[metric] - lm_eval[f"{metric},judged"]) < 1e-9, metric
+        assert abs(values[f"{metric}_stderr"] - lm_eval[f"{metric}_stderr,judged"]) < 1e-9, metric
