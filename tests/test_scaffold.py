@@ -56,6 +56,12 @@ def snapshot(root: Path) -> dict[str, str]:
             for p in root.rglob("*") if p.is_file() and not any(part in INSTALLED_AS for part in p.parts)}
 
 
+@pytest.fixture(scope="module")
+def unchanged_copy(tmp_path_factory) -> Path:
+    """One copy of the repository for the refusals, which write nothing (each test checks it)."""
+    return copy_repository(tmp_path_factory.mktemp("unchanged") / "repo")
+
+
 @pytest.fixture
 def repository(tmp_path, monkeypatch) -> Path:
     """A copy of the repository that ``hallubench new-benchmark`` run in this process writes into."""
@@ -121,12 +127,13 @@ def test_a_new_family_gets_its_folder_readme_and_group():
     (["toyqa", "--family", "toyqa"], "new family 'toyqa' would declare a group of that name, which clashes with the "
                                      "task itself"),
 ])
-def test_a_taken_or_malformed_name_is_refused_in_one_line(repository, argv, message):
-    before = snapshot(repository)
+def test_a_taken_or_malformed_name_is_refused_in_one_line(unchanged_copy, monkeypatch, argv, message):
+    monkeypatch.setattr(command, "repository_root", lambda: unchanged_copy)
+    before = snapshot(unchanged_copy)
     run = run_cli("new-benchmark", *argv)
     assert run.returncode == 2
     assert run.stderr.startswith(f"hallubench: error: {message}") and run.stderr.count("\n") == 1, run.stderr
-    assert snapshot(repository) == before
+    assert snapshot(unchanged_copy) == before
 
 
 def test_a_missing_anchor_writes_nothing(repository):
