@@ -77,7 +77,8 @@ def assert_same_numbers(inspect_values: dict[str, float], result: dict[str, Any]
 def test_every_registry_task_is_an_inspect_task_with_its_settings_as_options():
     assert set(TASK_FUNCTIONS) == set(TASKS)
     for name, function in TASK_FUNCTIONS.items():
-        assert list(inspect.signature(function).parameters) == list(dict.fromkeys(setting_keys(TASKS[name])))
+        probe = ["judge_probe_timeout"] if TASKS[name].judge_roles else []
+        assert list(inspect.signature(function).parameters) == [*dict.fromkeys(setting_keys(TASKS[name])), *probe]
 
 
 def test_the_package_declares_its_inspect_entry_point():
@@ -133,6 +134,10 @@ def test_bad_options_are_refused_in_one_line(tiny_set):
         TASK_FUNCTIONS["precisewikiqa"](dataset=str(tiny_set("precisewikiqa")), judge="gpt4")
     with pytest.raises(HallubenchError, match="precisewikiqa: no test set given"):
         TASK_FUNCTIONS["precisewikiqa"]()
+    dead = "openai:base_url=http://127.0.0.1:9/v1,model=m"  # nothing listens on port 9
+    with pytest.raises(HallubenchError, match="-T judge: judge endpoint .* is unreachable.*judge_probe_timeout=0"):
+        TASK_FUNCTIONS["precisewikiqa"](dataset=str(tiny_set("precisewikiqa")), judge=dead)
+    TASK_FUNCTIONS["precisewikiqa"](dataset=str(tiny_set("precisewikiqa")), judge=dead, judge_probe_timeout=0)
     with pytest.raises(HallubenchError, match="-T judge holds credentials.*api_key_env=VAR"):  # the log keeps -T as is
         TASK_FUNCTIONS["precisewikiqa"](dataset=str(tiny_set("precisewikiqa")),
                                         judge="openai:base_url=http://user:hunter2@judge:8000/v1,model=m")

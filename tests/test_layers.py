@@ -1,8 +1,8 @@
 """The import layers (docs/design.md, "Layers"): the shared core (errors, specs, backends, provenance, seeding,
 sources, outputs) imports nothing of the project above it; hallu_metrics imports only the core; generators and
 lm_eval_tasks import the core and hallu_metrics, never each other; the Inspect tasks (hallubench.inspect_tasks) sit
-beside them and read only the lm-eval tasks' folder and data loader; the CLI and reports (the rest of hallubench) sit
-on top. An upward import, at module level or inside a function, fails here."""
+beside them and read only the lm-eval tasks' folder, data loader and judge-probe setting; the CLI and reports (the
+rest of hallubench) sit on top. An upward import, at module level or inside a function, fails here."""
 
 import ast
 from pathlib import Path
@@ -17,7 +17,8 @@ PACKAGES = tuple(IMPORT_NAMES)
 CORE = ("hallubench.errors", "hallubench.specs", "hallubench.backends", "hallubench.provenance", "hallubench.seeding",
         "hallubench.sources", "hallubench.outputs")
 INSPECT_TASKS = "hallubench.inspect_tasks"
-LM_EVAL_TASK_DATA = {"hallubench_tasks", "hallubench_tasks.dataset_loading"}  # what the Inspect tasks share with them
+# what the Inspect tasks share with the lm-eval tasks: their folder, data loader and judge-probe setting
+LM_EVAL_TASK_DATA = {"hallubench_tasks", "hallubench_tasks.dataset_loading", "hallubench_tasks.settings"}
 
 
 def layer(module: str) -> str:

@@ -30,20 +30,23 @@ from hallubench.inspect_tasks.task_config import task_config
 from hallubench.provenance import dataset_fingerprint
 from hallubench.specs import redact_known
 from hallubench_tasks.dataset_loading import load
+from hallubench_tasks.settings import PROBE_TIMEOUT_KEY, probe_timeout
 
 PACKAGE = "hallubench"  # the entry point's name: Inspect loads it for task names `hallubench/<task>`
 
 
-def judge_specs(settings: RunSettings) -> dict[str, str]:
-    """Role -> judge spec of the run, each validated whole before the model runs (the ``inspect`` kind when its role
-    is reached); ``{"judge": "none"}`` for a benchmark without judges."""
+def judge_specs(settings: RunSettings, probe_seconds: float | None) -> dict[str, str]:
+    """Role -> judge spec of the run, each validated whole before the model runs and its ``openai:`` servers probed
+    within ``probe_seconds`` (``-T judge_probe_timeout``, as in the lm-eval task; the ``inspect`` kind is checked when
+    its role is reached); ``{"judge": "none"}`` for a benchmark without judges."""
     specs = {role: str(settings[role]) for role in settings.judge_roles if settings[role]}
     for role, spec in specs.items():
         try:
             if judge_kind(spec) != grader.KIND:
-                check_judge_spec(spec)
+                check_judge_spec(spec, reach_timeout=probe_seconds)
         except HallubenchError as exc:
-            raise HallubenchError(f"{settings.task}: -T {role}: {exc}") from exc
+            off = f" (checked before the model runs; -T {PROBE_TIMEOUT_KEY}=0 switches the reachability check off)"
+            raise HallubenchError(f"{settings.task}: -T {role}: {exc}{off if probe_seconds else ''}") from exc
     if settings.judge_roles and settings.source("judge") == "default":
         print(f"[hallubench] {settings.task}: no judge given (-T judge=SPEC, or -T judge=inspect with --model-role "
               f"grader=MODEL); judge: {specs['judge']}", file=sys.stderr)
@@ -66,7 +69,7 @@ def benchmark_task(name: str, options: Mapping[str, Any]) -> Task:
     config = task_config(name)
     stated = {**config.dataset_kwargs, **{k: v for k, v in options.items() if v not in (None, "")}}
     settings = resolve_settings(benchmark, name, stated)
-    specs = judge_specs(settings)
+    specs = judge_specs(settings, probe_timeout(stated, name))
     docs = load(name, **stated)["test"]
     location = settings.get("dataset")
     metadata = {
@@ -94,7 +97,7 @@ def _task_function(name: str) -> Callable[..., Task]:
         return benchmark_task(name, options)
 
     benchmark = benchmark_for_task(name)
-    keys = dict.fromkeys(setting_keys(benchmark))
+    keys = dict.fromkeys((*setting_keys(benchmark), *((PROBE_TIMEOUT_KEY,) if benchmark.judge_roles else ())))
     build.__name__ = build.__qualname__ = name
     build.__doc__ = f"{benchmark.paper}: lm-eval task {name} of hallubench (options: {', '.join(keys)})."
     build.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
