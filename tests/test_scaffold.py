@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -102,6 +103,24 @@ def test_the_plan_writes_every_piece_and_registers_it(generator, judged):
     assert any("not added to group 'hallulens'" in note for note in planned.notes) != judged
 
 
+@pytest.mark.parametrize("name", ["aardvark_qa", "zebra"])  # its own modules sort before / after the shared ones
+def test_the_written_python_passes_the_projects_lint(name, tmp_path):
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("ruff is not installed")
+    paper = "A long citation, Someone, Other and Third et al., 2026, Proceedings of Some Conference, section 4.21"
+    assert len(paper) == command.MAX_PAPER
+    for judged in (True, False):
+        planned = plan(ROOT, Request(name, "hallulens", generator=True, judged=judged, paper=paper))
+        for path, text in planned.created.items():
+            if path.endswith(".py"):
+                (tmp_path / str(judged) / path).parent.mkdir(parents=True, exist_ok=True)
+                (tmp_path / str(judged) / path).write_text(text)
+    run = subprocess.run([ruff, "check", "--no-cache", "--config", str(ROOT / "pyproject.toml"), str(tmp_path)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout
+
+
 def test_a_new_family_gets_its_folder_readme_and_group():
     planned = plan(ROOT, Request("toyqa", "toyfamily", judged=True))
     readme = planned.created["lm_eval_tasks/toyfamily/README.md"]
@@ -126,6 +145,7 @@ def test_a_new_family_gets_its_folder_readme_and_group():
     (["toyqa", "--family", "hallulens_proxies"], "new family 'hallulens_proxies' would declare a group of that name"),
     (["toyqa", "--family", "toyqa"], "new family 'toyqa' would declare a group of that name, which clashes with the "
                                      "task itself"),
+    (["toyqa", "--family", "hallulens", "--paper", "x" * 101], "--paper is 101 characters; cite it in at most 100"),
 ])
 def test_a_taken_or_malformed_name_is_refused_in_one_line(unchanged_copy, monkeypatch, argv, message):
     monkeypatch.setattr(command, "repository_root", lambda: unchanged_copy)

@@ -10,6 +10,7 @@ from hallubench.scaffold.layout import piece_path
 from hallubench.scaffold.names import check_new_name
 from hallubench.scaffold.writer import DEFAULT_PAPER, Request, apply, plan
 
+MAX_PAPER = 100  # a citation that fits one code line of the declaration
 NEXT_STEPS = (
     "the columns, metrics and breakdowns in {package}/__init__.py and metrics.py",
     "the judging chain in {package}/chain.py and the checks and prompts it asks (judged)",
@@ -29,6 +30,9 @@ def repository_root() -> Path:
 
 
 def new_benchmark(args: argparse.Namespace) -> int:
+    if len(args.paper) > MAX_PAPER:
+        raise HallubenchError(f"--paper is {len(args.paper)} characters; cite it in at most {MAX_PAPER} (authors, "
+                              "year, section) and give the rest in the family README")
     root = repository_root()
     request = Request(args.name, args.family, args.generator, args.judged, args.paper)
     check_new_name(root, request.name, request.family)
@@ -57,5 +61,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--generator", action="store_true", help="also write a test-set generator")
     parser.add_argument("--judged", action="store_true",
                         help="a judge grades each reply (else the model's own reply is read)")
-    parser.add_argument("--paper", default=DEFAULT_PAPER, help="the paper and section, as the docs cite it")
+    parser.add_argument("--paper", default=DEFAULT_PAPER,
+                        help=f"the paper and section, as the docs cite it (at most {MAX_PAPER} characters)")
     parser.set_defaults(handler=new_benchmark)

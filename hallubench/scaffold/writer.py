@@ -18,7 +18,7 @@ import yaml
 from hallubench.errors import HallubenchError
 from hallubench.outputs import write_text_atomic
 from hallubench.scaffold import edits
-from hallubench.scaffold.layout import import_paths, piece_path
+from hallubench.scaffold.layout import IMPORTS, import_paths, piece_path
 from hallubench.scaffold.names import LooseLoader
 
 # piece -> template; "{variant}" is "judged" (an LLM or rule judge grades each answer) or "read" (no judge)
@@ -64,6 +64,15 @@ class Plan:
 def render(template: str, values: dict[str, str]) -> str:
     text = (files("hallubench.scaffold") / "templates" / f"{template}.tmpl").read_text(encoding="utf-8")
     return string.Template(text).substitute(values)
+
+
+def sorted_project_imports(source: str) -> str:
+    """Each run of one-line ``from <project package> import ...`` lines in import order (isort's, as ruff checks it):
+    where the benchmark's own modules fall among the shared ones depends on its name."""
+    roots = "|".join(sorted({re.escape(path.split(".")[0]) for path in IMPORTS.values()}))
+    run = re.compile(rf"(?:^from (?:{roots})(?:\.\w+)* import [^(\n]*\n)+", re.M)
+    return run.sub(lambda found: "".join(sorted(found.group(0).splitlines(keepends=True),
+                                                key=lambda line: line.split()[1])), source)
 
 
 def template_values(request: Request) -> dict[str, str]:
@@ -130,7 +139,8 @@ def plan(root: Path, request: Request) -> Plan:
         path = piece_path(piece, name, family)
         if (root / path).exists():
             raise HallubenchError(f"{path} exists; nothing was written")
-        result.created[path] = render(template.format(variant=variant), values)
+        text = render(template.format(variant=variant), values)
+        result.created[path] = sorted_project_imports(text) if path.endswith(".py") else text
 
     def edit(piece: str, change) -> None:
         path = piece_path(piece, name, family)
