@@ -265,9 +265,8 @@ def main() -> int:
     args = parser.parse_args()
     rows = ["| kind | omission | caught | by |", "|---|---|---|---|"]
     baseline: list[tuple[tuple[str, str], Edit | None]] = [(("", "none (baseline)"), None)]  # must pass
-    with tempfile.TemporaryDirectory(dir=ROOT.parent) as tmp:  # beside the checkout: tests find ../shared/data
-        pristine = Path(tmp) / "pristine"
-        pristine.mkdir()
+    with tempfile.TemporaryDirectory(dir=ROOT.parent) as tmp:
+        pristine = Path(tmp)
         snapshot(args.commit, pristine)
         benchmark, omissions = BENCHMARK, OMISSIONS
         if args.scaffold:
@@ -279,13 +278,13 @@ def main() -> int:
         for (kind, name), edit in [*([] if args.no_baseline else baseline), *omissions.items()]:
             if args.only and edit is not None and name not in args.only:
                 continue
-            copy = Path(tmp) / "copy"
-            shutil.copytree(pristine, copy, symlinks=True)
-            if edit is not None:
-                edit(copy)
-            start = time.perf_counter()
-            caught, by = (False, "dry run") if args.dry_run else run_tests(copy, benchmark)
-            shutil.rmtree(copy)
+            with tempfile.TemporaryDirectory(dir=ROOT.parent) as beside:  # tests find ../shared/data
+                copy = Path(beside)
+                shutil.copytree(pristine, copy, symlinks=True, dirs_exist_ok=True)
+                if edit is not None:
+                    edit(copy)
+                start = time.perf_counter()
+                caught, by = (False, "dry run") if args.dry_run else run_tests(copy, benchmark)
             seconds = time.perf_counter() - start
             rows.append(f"| {kind} | {name} | {'yes' if caught else '**no**'} | `{by}` ({seconds:.0f} s) |")
             print(rows[-1], flush=True)

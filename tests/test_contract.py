@@ -314,9 +314,12 @@ def test_every_task_is_in_a_group_or_tag_of_its_family(task):
 def test_every_llm_check_has_its_reader_reminder_and_schema(name):
     """A check an LLM judge can ask (it has ``messages``) reads replies (``parse``), re-asks once (``reminder``) and
     declares its reply schema (``structured``, sent under the judge's ``structured=auto``): without them an LLM judge
-    reads nothing, never re-asks, or ignores structured outputs."""
+    reads nothing, never re-asks, or ignores structured outputs. A check with any of these is one for an LLM judge,
+    so it has its prompt: without ``messages`` an LLM judge cannot ask it."""
     for check in BENCHMARKS[name].checks:
         if check.messages is None:
+            llm_parts = [part for part in ("parse", "reminder", "structured") if getattr(check, part)]
+            assert not llm_parts, f"{name}: check {check.name} has {', '.join(llm_parts)} but no prompt (messages)"
             continue
         missing = [part for part in ("parse", "reminder", "structured") if not getattr(check, part)]
         assert not missing, f"{name}: check {check.name} has no {', '.join(missing)}"
