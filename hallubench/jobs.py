@@ -29,7 +29,6 @@ class Job:
 
     model_args: str
     dataset: str
-    revision: str | None
     folder: Path
     eval_args: tuple[str, ...]
 
@@ -103,7 +102,7 @@ def make_jobs(models: list[str], sets: list[str], output_root: Path, eval_args: 
             job_metadata = {**metadata, "dataset": dataset, **({"dataset_revision": revision} if revision else {})}
             args = (*shared, "--model_args", model_args, "--metadata", json.dumps(job_metadata),
                     "--output_path", str(folder), "--use_cache", str(folder / "lm-cache"))
-            jobs.append(Job(model_args, dataset, revision, folder, args))
+            jobs.append(Job(model_args, dataset, folder, args))
     return jobs
 
 
