@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 INSTALLED_AS = {"hallubench_generators": "generators", "hallubench_tasks": "lm_eval_tasks"}
 CONTRACT_TESTS = ("tests/test_contract.py", "tests/test_labelled_sets.py", "tests/test_reply_corpora.py",
                   "tests/test_metric_paths.py", "tests/test_layers.py", "tests/test_prompt_hash.py",
-                  "tests/test_dead_code.py", "tests/test_generator_protocol.py", "tests/test_evaluate_modules.py")
+                  "tests/test_dead_code.py", "tests/test_generator_protocol.py", "tests/test_evaluate_modules.py",
+                  "tests/test_rule_reasons.py", "tests/test_embedded_plan.py")
 # A pytest plugin for the copy: every test that is not parametrized, and the parametrized cases of the new benchmark
 # and its family (the other benchmarks' cases are those of the unchanged repository).
 CASE_FILTER = """import os
@@ -154,6 +155,15 @@ def test_a_taken_or_malformed_name_is_refused_in_one_line(unchanged_copy, monkey
     assert run.returncode == 2
     assert run.stderr.startswith(f"hallubench: error: {message}") and run.stderr.count("\n") == 1, run.stderr
     assert snapshot(unchanged_copy) == before
+
+
+def test_an_installed_copy_is_not_written_into(tmp_path, monkeypatch):
+    """From a wheel (site-packages holds no pyproject.toml), the scaffold says to run it from a checkout."""
+    installed = tmp_path / "site-packages" / "hallubench" / "scaffold" / "command.py"
+    monkeypatch.setattr(command, "__file__", str(installed))
+    run = run_cli("new-benchmark", "toyqa", "--family", "hallulens")
+    assert run.returncode == 2 and "writes into a source checkout" in run.stderr and run.stderr.count("\n") == 1
+    assert not (tmp_path / "site-packages" / "hallu_metrics").exists()
 
 
 def test_a_missing_anchor_writes_nothing(repository):
