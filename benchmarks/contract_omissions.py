@@ -6,7 +6,9 @@ test, only their cases for this benchmark where they are parametrised). An omiss
 unedited copy runs first and must pass (else every omission would look caught). Prints a markdown table by kind of
 piece (docs/design.md, "Adding a benchmark").
 
-    .venv/bin/python benchmarks/contract_omissions.py            # PreciseWikiQA, 49 omissions
+    .venv/bin/python benchmarks/contract_omissions.py                               # PreciseWikiQA, 48 omissions
+    .venv/bin/python benchmarks/contract_omissions.py --scaffold toyqa hallulens   # a scaffolded toy, 11
+    (--only NAME... [--no-baseline] splits a run over parallel processes on one --commit)
 """
 
 from __future__ import annotations
