@@ -162,8 +162,8 @@ OMISSIONS: dict[tuple[str, str], Edit] = {
     ("generator", "generator module missing"): remove(G),
     ("generator", "generator rows lack a column"): replace(f"{G}/pipeline.py", '"difficulty"', '"difficulty_bin"'),
     ("generator", "generator Features lack a column"): regex(f"{G}/__init__.py", r"^    \*\*BENCHMARK\.columns,\n"),
-    ("generator", "CLIENT_OPTION not declared"): regex(f"{G}/__init__.py", r"^CLIENT_OPTION = .*\n"),
-    ("generator", "HELP line not declared"): regex(f"{G}/__init__.py", r"^HELP = .*\n"),
+    ("generator", "CLIENT_OPTION not declared"): regex(f"{G}/__init__.py", r"^CLIENT_OPTION = .*?\n"),
+    ("generator", "HELP line not declared"): regex(f"{G}/__init__.py", r"^HELP = .*?\n"),
     ("generator", "sent_prompts() leaves out a request"): replace(
         f"{G}/__init__.py", ',\n            "answer": sent(answer_request("{reference}", "{question}"))', ""),
     ("generator", "generator prompts.py missing (requests elsewhere)"): rename_module(G, "prompts", "requests"),

@@ -86,12 +86,14 @@ def called_code(function) -> set[types.CodeType]:
     return called
 
 
-@pytest.mark.parametrize("name", sorted(n for n in GENERATORS if client_option(generator(n)) is not None))
+@pytest.mark.parametrize("name", sorted(GENERATORS))
 def test_every_model_request_is_built_in_prompts_and_hashed_on_the_card(name):
     """docs/design.md: a generator that calls models builds every request it sends in its package's ``prompts.py``
     (no ``ChatRequest`` made elsewhere in the package), and ``sent_prompts()`` (the card's prompt hash) renders every
     request builder there: a request it leaves out could change without changing the card."""
     module = generator(name)
+    if client_option(module) is None:  # no model calls
+        return
     package = GENERATORS[name].split(".")[0]
     folder = Path(module.__file__).parent  # generators/<package>/, its __init__.py or a module beside it
     assert (folder / "prompts.py").is_file(), f"{name}: no generators/{package}/prompts.py holding its requests"
