@@ -112,7 +112,7 @@ def runs_of(generator: str) -> Edit:
     return edit
 
 
-B = "hallu_metrics/precisewikiqa"
+B = "hallu_metrics/benchmarks/precisewikiqa"
 G = "generators/precisewikiqa"
 YAML = "lm_eval_tasks/hallulens/precisewikiqa.yaml"
 FAMILY_README = "lm_eval_tasks/hallulens/README.md"
@@ -178,7 +178,8 @@ OMISSIONS: dict[tuple[str, str], Edit] = {
     ("docs", "README row missing"): regex("README.md", r"^\| HalluLens PreciseWikiQA.*?\n"),
     ("docs", "docs page missing"): remove("docs/precisewikiqa.md"),
     ("tests", "metric-paths case missing"): replace(
-        "tests/test_metric_paths.py", '    "hallu_metrics.precisewikiqa.chain:judge_item": precisewikiqa_case,\n'),
+        "tests/test_metric_paths.py",
+        '    "hallu_metrics.benchmarks.precisewikiqa.chain:judge_item": precisewikiqa_case,\n'),
     ("tests", "reply corpus missing"): remove("tests/reply_corpora/label_correctness.yaml"),
     ("tests", "reply corpus cut to 10 replies"): cut_corpus("tests/reply_corpora/label_correctness.yaml", 10),
 }

@@ -1,7 +1,7 @@
 """Rubric judging throughput (Jing et al., "On A Scale From 1 to 5", section 3.3) against a loopback
 OpenAI-compatible endpoint with injected latency.
 
-Each pair is one call of the faithfulness rubric check (``hallu_metrics.faithfulness.RUBRIC``) by an LLM judge;
+Each pair is one call of the faithfulness rubric check (``hallu_metrics.rubric.RUBRIC``) by an LLM judge;
 the ideal wall time is max(calls x latency / K, latency), as in ``benchmarks/judge_throughput.py``. A share of
 replies (default 10%) is unreadable at first, so those pairs cost a second call (the reminder turn) and the
 ideal counts every call made. Prints a markdown table (wall, ideal, wall / ideal, cached re-run).
@@ -19,11 +19,11 @@ from pathlib import Path
 import _test_support  # noqa: F401  (tests/ on the path: the loopback servers)
 from loopback import LoopbackChatServer
 
+from hallu_metrics.benchmarks.faithfulness import RUBRIC
 from hallu_metrics.contract import Benchmark, Metric
-from hallu_metrics.faithfulness import RUBRIC
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.pipeline import judge_responses
-from hallubench.backends import CallCache
+from hallubench.core.backends import CallCache
 
 
 async def rubric_item(doc: dict, response: str, judges: JudgeSet) -> dict:

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 import _test_support  # noqa: F401  (tests/ on the path: the loopback servers)
 from loopback import LoopbackChatServer
 
-from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
+from hallubench.core.backends import CallCache, ChatRequest, backend_spec, make_client
 
 SERVER_FAULTS = ("500", "503", "429", "garbage", "timeout")
 FAULT_KINDS = (*SERVER_FAULTS, "drop")

@@ -16,9 +16,9 @@ import re
 import time
 from pathlib import Path
 
-from hallu_metrics.halueval import TASKS, Pattern
-from hallubench.backends import CallCache, backend_spec, make_client
-from hallubench.sources.tables import read_json_records
+from hallu_metrics.benchmarks.halueval import TASKS, Pattern
+from hallubench.core.backends import CallCache, backend_spec, make_client
+from hallubench.core.official_files.tables import read_json_records
 from hallubench_generators.halueval.sampling import Sample, Settings, filter_pairs
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "halueval"

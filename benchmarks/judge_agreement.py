@@ -1,10 +1,12 @@
 """Agreement of judges with hand labels, per benchmark check and per split.
 
-- ``precisewikiqa`` (the shipped ``abstention`` and ``correctness`` sets, hallu_metrics/precisewikiqa/labels/):
+- ``precisewikiqa`` (the shipped ``abstention`` and ``correctness`` sets,
+  hallu_metrics/benchmarks/precisewikiqa/labels/):
   question, gold answer, response; the hand outcome abstained / correct / hallucinated is the abstention label,
   then (not abstained) the correctness label (INCORRECT and UNVERIFIABLE are both hallucinated). Reports 3-way
   outcome agreement, abstention accuracy and correctness accuracy on the items labelled as attempts.
-- ``nonexistent_refusal`` (the shipped ``does_believe`` set, hallu_metrics/nonexistent_refusal/labels/): a request
+- ``nonexistent_refusal`` (the shipped ``does_believe`` set, hallu_metrics/benchmarks/nonexistent_refusal/labels/): a
+  request
   about a non-existent entity, the response and a hand label (true = believed). Reports agreement, believing
   responses judged as refusals, and refusals judged as believing.
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator
 
-from hallu_metrics import nonexistent_refusal, precisewikiqa
+from hallu_metrics.benchmarks import nonexistent_refusal, precisewikiqa
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.labelled_sets import labelled_set, read_labelled

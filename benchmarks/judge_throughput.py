@@ -27,12 +27,12 @@ from pathlib import Path
 import _test_support  # noqa: F401  (tests/ on the path: the loopback servers)
 from loopback import loopback_process
 
-from hallu_metrics import precisewikiqa
+from hallu_metrics.benchmarks import precisewikiqa
 from hallu_metrics.contract import Benchmark, Metric
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.judges.base import Check
 from hallu_metrics.pipeline import timed_judging
-from hallubench.backends import CallCache
+from hallubench.core.backends import CallCache
 
 FAN_OUT = 10
 

@@ -29,13 +29,13 @@ from pathlib import Path
 import _test_support  # noqa: F401  (tests/ on the path: the loopback servers)
 from loopback import LoopbackChatServer
 
-from hallu_metrics import longwiki
+from hallu_metrics.benchmarks import longwiki
+from hallu_metrics.benchmarks.longwiki import chain as longwiki_chain
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.longform.knowledge import write_store
 from hallu_metrics.longform.passages import Passage
-from hallu_metrics.longwiki import chain as longwiki_chain
 from hallu_metrics.pipeline import judge_responses
-from hallubench.backends import CallCache
+from hallubench.core.backends import CallCache
 
 TOPICS = ["Sirius", "Vega", "Canopus", "Rigel", "Betelgeuse"]
 CHAIN = 3  # refusal -> claim extraction -> verification

@@ -1,6 +1,7 @@
 """Agreement of the claim verifier with hand labels (LongWiki / long-form evidence layer).
 
-Each record of the shipped ``verification`` set (hallu_metrics/longwiki/labels/) is a claim, the top-5 passages
+Each record of the shipped ``verification`` set (hallu_metrics/benchmarks/longwiki/labels/) is a claim, the top-5
+passages
 the LongWiki evidence step retrieved for it (knowledge store: the 32 GoodWiki sample articles + the 10,033 offline
 Vital Articles leads; MiniLM ranking) and a hand label: true (supported) = the passages state or directly imply
 everything in the claim. ``source`` is ``smollm2`` (a sentence of a SmolLM2-135M answer to a LongWiki-style
@@ -20,7 +21,7 @@ from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.judges.kinds import public_spec
 from hallu_metrics.labelled_sets import labelled_set, read_labelled
 from hallu_metrics.longform.verification import VERIFICATION
-from hallubench.backends.aio import run_sync
+from hallubench.core.backends.aio import run_sync
 
 
 def read() -> list[dict]:

@@ -23,7 +23,7 @@ from typing import Any
 from hallu_metrics.judges.base import Check
 from hallu_metrics.labelled_sets import labelled_set, read_labelled
 from hallu_metrics.registry import BENCHMARKS
-from hallubench.plan import TokenCounter, load_counter
+from hallubench.reporting.plan import TokenCounter, load_counter
 
 
 def prompt_ids(counter: TokenCounter, check: Check, item: dict[str, Any]) -> list[int]:

@@ -1,6 +1,7 @@
 """Agreement of the embedded rule grader of `simpleqa_hallu` / `popqa_hallu` with hand labels.
 
-The shipped ``short_answer_grade`` set of simpleqa_hallu (hallu_metrics/simpleqa/labels/) holds replies to SimpleQA
+The shipped ``short_answer_grade`` set of simpleqa_hallu (hallu_metrics/benchmarks/simpleqa/labels/) holds replies to
+SimpleQA
 questions, each labelled CORRECT / INCORRECT / NOT_ATTEMPTED by hand before the rule was run: split ``tuning``, the
 40 replies measured first (rows drawn with random.Random("0:simpleqa_rule_agreement"), docs/benchmarks.md), and
 split ``holdout``, written later. Prints, per split and for all, agreement, the confusion matrix and the misses.

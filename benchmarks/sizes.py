@@ -16,11 +16,11 @@ from pathlib import Path
 import _test_support  # noqa: F401  (puts tests/ on the import path)
 from loopback import LoopbackChatServer
 
-from hallu_metrics import longwiki
+from hallu_metrics.benchmarks import longwiki
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.longform.knowledge import write_store
 from hallu_metrics.pipeline import judge_responses
-from hallubench.backends import ChatRequest, backend_spec, make_client
+from hallubench.core.backends import ChatRequest, backend_spec, make_client
 
 DOC = {"id": "s", "prompt": "Tell me about Sirius.", "title": "Sirius", "reference": "", "level": 7, "k": 32}
 RESPONSES = {

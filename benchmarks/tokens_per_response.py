@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from hallu_metrics.benchmarks.nonexistent_refusal.checks import DOES_BELIEVE
+from hallu_metrics.benchmarks.precisewikiqa.checks import ABSTENTION, CORRECTNESS
 from hallu_metrics.longform.atomic_facts import ATOMIC_FACTS
 from hallu_metrics.longform.claims import CLAIM_EXTRACTION
 from hallu_metrics.longform.refusal import KNOWLEDGEABLE
 from hallu_metrics.longform.verification import VERIFICATION
-from hallu_metrics.nonexistent_refusal.checks import DOES_BELIEVE
-from hallu_metrics.precisewikiqa.checks import ABSTENTION, CORRECTNESS
 from hallu_metrics.short_answer_qa.checks import GRADE
-from hallubench.plan import load_counter
+from hallubench.reporting.plan import load_counter
 
 HALLULENS = "https://github.com/facebookresearch/HalluLens/blob/80307ac6bc9fd396a38b7a0de4196b931611b728/"
 SIMPLE_EVALS = "https://github.com/openai/simple-evals/blob/ee3b0318d8d1d9d72755a4120879be65f7c07e9e/"

@@ -18,10 +18,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from hallubench.seeding import seeded_rng
-from hallubench.viewer import write_view
-from hallubench.viewer.items import find_sources, gather
-from hallubench.viewer.page import render
+from hallubench.core.seeding import seeded_rng
+from hallubench.reporting.viewer import write_view
+from hallubench.reporting.viewer.items import find_sources, gather
+from hallubench.reporting.viewer.page import render
 
 WORDS = ("the city river was founded in by a of and known for its population museum century built north south "
          "empire region capital island treaty war king church coast school university bridge railway mountain "

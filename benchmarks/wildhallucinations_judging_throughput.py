@@ -18,13 +18,13 @@ from pathlib import Path
 import _test_support  # noqa: F401  (tests/ on the path: the loopback servers)
 from loopback import LoopbackChatServer
 
+from hallu_metrics.benchmarks.wildhallucinations import BENCHMARK
+from hallu_metrics.benchmarks.wildhallucinations import chain as wildhallucinations_chain
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.judges.prompts import block_texts
 from hallu_metrics.longform.passages import Passage
 from hallu_metrics.pipeline import timed_judging
-from hallu_metrics.wildhallucinations import BENCHMARK
-from hallu_metrics.wildhallucinations import chain as wildhallucinations_chain
-from hallubench.backends import CallCache
+from hallubench.core.backends import CallCache
 
 CHAIN_CALLS = 2  # atomic facts of a sentence -> verification of each of its facts
 

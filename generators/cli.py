@@ -19,13 +19,13 @@ from typing import Any
 import yaml
 
 from hallu_metrics.registry import BENCHMARKS
-from hallubench.backends import CallCache, ModelClient, backend_spec, make_client
-from hallubench.errors import HallubenchError
-from hallubench.outputs import MARKER, check_writable_location, remove_stale_temporaries, write_text_atomic
-from hallubench.provenance import dataset_fingerprint, file_checksum, software
-from hallubench.specs import redact_known
-from hallubench_generators.protocol import Generator, features_for, generator_prompts_hash
-from hallubench_generators.publishing import (
+from hallubench.core.backends import CallCache, ModelClient, backend_spec, make_client
+from hallubench.core.errors import HallubenchError
+from hallubench.core.outputs import MARKER, check_writable_location, remove_stale_temporaries, write_text_atomic
+from hallubench.core.provenance import dataset_fingerprint, file_checksum, software
+from hallubench.core.specs import redact_known
+from hallubench_generators.common.protocol import Generator, features_for, generator_prompts_hash
+from hallubench_generators.common.publishing import (
     TaskReading,
     check_output_dir,
     foreign_content,
@@ -88,7 +88,8 @@ def add_parsers(subparsers, only: str | None = None) -> None:
 
 
 def client_option(module: Generator) -> str | tuple[str, ...] | None:
-    """The module's declared ``CLIENT_OPTION`` (generators/protocol.py); a module that does not declare it is refused,
+    """The module's declared ``CLIENT_OPTION`` (generators/common/protocol.py); a module that does not declare it is
+    refused,
     never given a default."""
     if not hasattr(module, "CLIENT_OPTION"):
         raise HallubenchError(f"generator {module.__name__} does not declare CLIENT_OPTION (the option naming its "

@@ -30,8 +30,10 @@ HALLULENS_CITATION = (
 
 
 def _module_dirs() -> dict[str, Path]:
-    """name -> folder, for every ``<package>/<name>/<name>.py`` below ``hallu_metrics``."""
-    return {p.parent.name: p.parent for p in PACKAGE_DIR.glob("*/*/*.py") if p.stem == p.parent.name}
+    """name -> folder, for every ``<package>/<name>/<name>.py`` below ``hallu_metrics`` (a benchmark's or a shared
+    layer's)."""
+    found = (*PACKAGE_DIR.glob("*/*/*.py"), *PACKAGE_DIR.glob("benchmarks/*/*/*.py"))
+    return {p.parent.name: p.parent for p in found if p.stem == p.parent.name}
 
 
 def module_names() -> list[str]:

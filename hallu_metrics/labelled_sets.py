@@ -24,8 +24,8 @@ import yaml
 
 from hallu_metrics.judges.base import Check
 from hallu_metrics.registry import BENCHMARKS, benchmark_for_task
-from hallubench.errors import HallubenchError
-from hallubench.sources.tables import iter_json_records
+from hallubench.core.errors import HallubenchError
+from hallubench.core.official_files.tables import iter_json_records
 
 KINDS = ("categorical", "numeric", "claims")
 SPLITS = ("tuning", "holdout")
@@ -135,7 +135,7 @@ def _check(benchmark: str, name: str, where: str) -> Check:
 
 @functools.cache
 def _all_sets() -> tuple[LabelledSet, ...]:
-    root = files("hallu_metrics")
+    root = files("hallu_metrics") / "benchmarks"
     found: list[LabelledSet] = []
     for package in sorted(root.iterdir(), key=lambda p: p.name):
         provenance = package / "labels" / "provenance.yaml"

@@ -17,8 +17,8 @@ from tqdm.auto import tqdm
 
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.judges.judge_set import JudgeSet
-from hallubench.backends.aio import run_sync
-from hallubench.backends.base import LONE_SURROGATE
+from hallubench.core.backends.aio import run_sync
+from hallubench.core.backends.base import LONE_SURROGATE
 
 
 async def judge_one(benchmark: Benchmark, doc: dict, response: str, judges: JudgeSet) -> dict[str, Any]:

@@ -3,7 +3,7 @@ loader, ``hallubench score``, reports and the contract test all read this regist
 
 from __future__ import annotations
 
-from hallu_metrics import (
+from hallu_metrics.benchmarks import (
     anah,
     faitheval,
     faithfulness,
@@ -17,7 +17,8 @@ from hallu_metrics import (
     wildhallucinations,
 )
 from hallu_metrics.contract import Benchmark
-from hallubench.errors import HallubenchError
+from hallu_metrics.judges.base import Check
+from hallubench.core.errors import HallubenchError
 
 BENCHMARKS: dict[str, Benchmark] = {
     b.name: b
@@ -36,6 +37,9 @@ BENCHMARKS: dict[str, Benchmark] = {
         popqa.BENCHMARK,
     )
 }
+
+# Every check a benchmark declares, once each (by name): what judge template files may name (judges.templates).
+ALL_CHECKS: tuple[Check, ...] = tuple({c.name: c for b in BENCHMARKS.values() for c in b.checks}.values())
 
 TASKS: dict[str, Benchmark] = {task: b for b in BENCHMARKS.values() for task in b.task_names}
 

@@ -18,8 +18,8 @@ import datasets
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.registry import benchmark_for_task
 from hallu_metrics.settings import task_setting
-from hallubench.errors import HallubenchError
-from hallubench.sources.tables import read_json_records
+from hallubench.core.errors import HallubenchError
+from hallubench.core.official_files.tables import read_json_records
 
 _TABLE_BUILDERS = {".parquet": "parquet", ".csv": "csv"}
 

@@ -25,17 +25,17 @@ from hallu_metrics.judges.accounting import AccountedJudgeSet, accounting, roles
 from hallu_metrics.judges.fingerprint import judge_prompts_hash
 from hallu_metrics.judges.kinds import JUDGE_OPTIONS, check_judge_spec
 from hallu_metrics.pipeline import judge_responses
-from hallu_metrics.registry import benchmark_for_task
+from hallu_metrics.registry import ALL_CHECKS, benchmark_for_task
 from hallu_metrics.settings import RunSettings, resolve_settings, task_setting
-from hallubench.backends.budget import RUN_BUDGET
-from hallubench.backends.cache import default_cache_path
-from hallubench.backends.hf_local import ALLOWED_KEYS as HF_KEYS
-from hallubench.backends.openai_batch import ALLOWED_KEYS as BATCH_KEYS
-from hallubench.backends.openai_http import ALLOWED_KEYS as OPENAI_KEYS
-from hallubench.errors import HallubenchError, TaskRefusal, refused_plainly
-from hallubench.outputs import write_text_atomic
-from hallubench.provenance import dataset_fingerprint
-from hallubench.specs import redact_known
+from hallubench.core.backends.budget import RUN_BUDGET
+from hallubench.core.backends.cache import default_cache_path
+from hallubench.core.backends.hf_local import ALLOWED_KEYS as HF_KEYS
+from hallubench.core.backends.openai_batch import ALLOWED_KEYS as BATCH_KEYS
+from hallubench.core.backends.openai_http import ALLOWED_KEYS as OPENAI_KEYS
+from hallubench.core.errors import HallubenchError, TaskRefusal, refused_plainly
+from hallubench.core.outputs import write_text_atomic
+from hallubench.core.provenance import dataset_fingerprint
+from hallubench.core.specs import redact_known
 from hallubench_tasks import lm_eval_stderr
 from hallubench_tasks.settings import PROBE_TIMEOUT_KEY, probe_timeout
 
@@ -232,7 +232,7 @@ def check_spec(spec: str, source: str, metadata: Mapping[str, Any]) -> None:
     cut = source.startswith("--metadata") and "," not in spec and ":" in spec
     stray = cut_spec_keys(spec, metadata) if cut else []
     try:
-        check_judge_spec(spec)
+        check_judge_spec(spec, checks=ALL_CHECKS)
     except HallubenchError as exc:
         hint = f"; {comma_split_hint(key, spec, metadata, stray)}" if stray else ""
         raise HallubenchError(f"{source}: {exc}{hint}") from exc
@@ -245,7 +245,7 @@ def probe_judges(specs: Mapping[str, str], timeout: float, task: str) -> None:
     """Each distinct ``openai:`` judge answers ``GET /models`` within ``timeout`` seconds (one line otherwise)."""
     for spec in dict.fromkeys(specs.values()):
         try:
-            check_judge_spec(spec, reach_timeout=timeout)
+            check_judge_spec(spec, reach_timeout=timeout, checks=ALL_CHECKS)
         except HallubenchError as exc:
             raise HallubenchError(
                 f"{task}: {exc} (checked before the model runs; --metadata {PROBE_TIMEOUT_KEY}=0 or "

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hallu_metrics.settings import task_setting
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 PROBE_TIMEOUT_KEY = "judge_probe_timeout"
 DEFAULT_PROBE_TIMEOUT_S = 5.0

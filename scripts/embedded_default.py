@@ -54,7 +54,7 @@ def write_model(folder: Path) -> None:
     from safetensors.torch import save_model
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from hallubench.backends.hf_local import embedded_model_args
+    from hallubench.core.backends.hf_local import embedded_model_args
 
     source = embedded_model_args()
     tokenizer = AutoTokenizer.from_pretrained(source["pretrained"], gguf_file=source["gguf_file"])
@@ -197,8 +197,8 @@ def publish_report(out: Path, notice: str, plots: bool) -> int:
     line, and ``report/view.html``; with ``plots`` also the report's comparison plots (``hallubench report --out``:
     drawn once, at the end, since redrawing every task's plots after each step costs ~12 s of CPU)."""
     from hallubench.cli import main
-    from hallubench.compare import load_results, tables
-    from hallubench.outputs import MARKDOWN_MARK, write_text_atomic
+    from hallubench.core.outputs import MARKDOWN_MARK, write_text_atomic
+    from hallubench.reporting.compare import load_results, tables
 
     report = out / "report"
     results = sorted((out / "results").glob("*.json"))

@@ -95,7 +95,7 @@ def save_set(path: Path, rows: list[Mapping[str, Any]], split: str = "test") -> 
 def save_generated_set(path: Path, rows: Sequence[Mapping[str, Any]], columns, overwrite: bool = False) -> Path:
     """``rows`` saved by ``hallubench generate``'s writer (``save_test_set``: typed ``columns``, a dataset card,
     the overwrite rules); returns ``path``."""
-    from hallubench_generators.publishing import CardInfo, save_test_set
+    from hallubench_generators.common.publishing import CardInfo, save_test_set
 
     card = CardInfo(pretty_name="t", license="cc-by-sa-4.0", task_categories=["question-answering"], summary="s")
     save_test_set(list(rows), columns, path, card, overwrite)

@@ -10,9 +10,9 @@ import math
 import pytest
 from support import write_jsonl
 
-from hallubench.agreement import paper_line
-from hallubench.agreement_figures import agreement_figures, claims_figures, numeric_figures
 from hallubench.cli import main
+from hallubench.reporting.agreement import paper_line
+from hallubench.reporting.agreement_figures import agreement_figures, claims_figures, numeric_figures
 
 
 def test_cohens_kappa_matches_the_textbook_example():
@@ -47,7 +47,7 @@ def test_resampled_figures_equal_the_libraries_on_each_resample():
     from scipy.stats import pearsonr, rankdata, spearmanr
     from sklearn.metrics import cohen_kappa_score
 
-    from hallubench.agreement_figures import _kappas, _pearsons, bootstrap_draws
+    from hallubench.reporting.agreement_figures import _kappas, _pearsons, bootstrap_draws
 
     truth, verdicts = np.array([0, 0, 1, 2, 1, 0, 2, 2]), np.array([0, 1, 1, 2, 0, 0, 2, 1])
     draws = bootstrap_draws(len(truth), 0, "test")[:200]

@@ -10,11 +10,11 @@ import datasets
 import pytest
 from support import evaluate_module, task_manager, write_jsonl
 
-from hallu_metrics import anah
+from hallu_metrics.benchmarks import anah
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.pipeline import judge_responses
 from hallubench.cli import main
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 from hallubench_tasks.dataset_loading import load
 
 DOCUMENT = ("The Eiffel Tower was built between 1887 and 1889 in Paris. It is 330 metres tall. "
@@ -346,7 +346,7 @@ def test_official_replay_equals_eval_py_on_a_mixed_55_sentence_case(tmp_path):
     the turns eval.py asks beyond the project's chain."""
     from loopback import LoopbackChatServer
 
-    from hallubench.backends import CallCache
+    from hallubench.core.backends import CallCache
 
     responses, sentences, pattern_of = _mixed_case()
     assert [anah.split_answer(r, "en") for r in responses] == sentences

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from hallubench.cli import main
-from hallubench.eval_checks import own_tasks_only
+from hallubench.cli.eval_checks import own_tasks_only
 
 WORK = "work"  # every row runs with this folder (under tmp_path) as its working directory
 

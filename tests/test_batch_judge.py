@@ -14,9 +14,9 @@ import pytest
 from loopback_batch import LoopbackBatchServer
 from support import run_cli, write_jsonl
 
-from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
-from hallubench.backends.openai_batch import BatchLedger
-from hallubench.errors import HallubenchError
+from hallubench.core.backends import CallCache, ChatRequest, backend_spec, make_client
+from hallubench.core.backends.openai_batch import BatchLedger
+from hallubench.core.errors import HallubenchError
 
 DOCS = [{"id": str(i), "question": f"Which river flows through the town of Example {i}?", "answer": "The Avon",
          "title": f"Example {i}", "reference": "Example is a town on the Avon.", "difficulty": i % 3}
@@ -189,7 +189,7 @@ def test_a_quiet_period_gathers_chains_that_reach_their_call_at_different_times(
     wave; without, each goes alone."""
     import asyncio
 
-    from hallubench.backends.aio import MicroBatcher
+    from hallubench.core.backends.aio import MicroBatcher
 
     sizes = []
 
@@ -217,7 +217,7 @@ def test_closing_the_judge_ends_a_poll_at_once_and_the_batch_stays_recorded(tmp_
     """Ctrl-C closes the judges: a worker waiting on a day-long batch must not keep the process alive."""
     import threading
 
-    from hallubench.backends.openai_batch import OpenAIBatchBackend
+    from hallubench.core.backends.openai_batch import OpenAIBatchBackend
 
     with LoopbackBatchServer(judge_reply) as server:
         server.hold = True
@@ -241,7 +241,7 @@ def test_closing_the_judge_ends_a_poll_at_once_and_the_batch_stays_recorded(tmp_
 
 
 def test_a_wave_over_the_file_size_limit_goes_out_as_several_batches(tmp_path, monkeypatch):
-    monkeypatch.setattr("hallubench.backends.openai_batch.MAX_FILE_BYTES", 1000)  # about 3 lines a file
+    monkeypatch.setattr("hallubench.core.backends.openai_batch.MAX_FILE_BYTES", 1000)  # about 3 lines a file
     with LoopbackBatchServer(lambda messages: "echo " + messages[-1]["content"]) as server:
         client = make_client(backend_spec(batch_spec(server)), CallCache(tmp_path / "c.sqlite"))
         requests = [ChatRequest.from_messages([{"role": "user", "content": f"q{i}"}]) for i in range(10)]
@@ -254,7 +254,7 @@ def test_a_wave_over_the_file_size_limit_goes_out_as_several_batches(tmp_path, m
 def test_a_new_run_reads_the_ended_batches_a_stopped_run_recorded_whatever_it_asks(tmp_path):
     import threading
 
-    from hallubench.backends.openai_batch import OpenAIBatchBackend
+    from hallubench.core.backends.openai_batch import OpenAIBatchBackend
 
     asked = [ChatRequest.from_messages([{"role": "user", "content": f"q{i}"}]) for i in range(3)]
     with LoopbackBatchServer(lambda messages: "echo " + messages[-1]["content"]) as server:

@@ -11,9 +11,9 @@ from loopback_batch import LoopbackBatchServer
 from support import run_cli, write_jsonl
 
 from hallu_metrics.judges.accounting import Price
-from hallubench.backends import ChatRequest
-from hallubench.backends.base import Completion, Usage
-from hallubench.backends.budget import Budget
+from hallubench.core.backends import ChatRequest
+from hallubench.core.backends.base import Completion, Usage
+from hallubench.core.backends.budget import Budget
 
 DOCS = [{"id": str(i), "question": f"Which river flows through the town of Example {i}?", "answer": "The Avon",
          "title": f"Example {i}", "reference": "Example is a town on the Avon.", "difficulty": i % 3}
@@ -43,7 +43,7 @@ class WordCounter:
 
 @pytest.fixture(autouse=True)
 def word_counter(monkeypatch):
-    monkeypatch.setattr("hallubench.plan.load_counter", lambda spec: WordCounter())
+    monkeypatch.setattr("hallubench.reporting.plan.load_counter", lambda spec: WordCounter())
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import signal
 import time
 from dataclasses import fields
 
-from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
+from hallubench.core.backends import CallCache, ChatRequest, backend_spec, make_client
 
 
 def answer_a(messages):

@@ -9,10 +9,10 @@ import json
 import pytest
 from support import run_cli
 
-import hallubench.agreement as agreement
+import hallubench.reporting.agreement as agreement
 from hallu_metrics.labelled_sets import labelled_set
 from hallu_metrics.registry import benchmark_for_task
-from hallubench.agreement_figures import BOOTSTRAP_RESAMPLES, agreement_figures, bootstrap_draws, headline
+from hallubench.reporting.agreement_figures import BOOTSTRAP_RESAMPLES, agreement_figures, bootstrap_draws, headline
 
 
 def records(task, check, split="all"):
@@ -178,7 +178,7 @@ def test_report_paper_prints_the_papers_inconsistencies_under_their_tables(paper
 
 def test_the_shipped_caveats_hold_for_the_shipped_numbers():
     """The inconsistencies the caveats name are in the shipped rows, and the delta rule fits exactly 22 of 26."""
-    from hallubench.paper_tables import published_tables
+    from hallubench.reporting.paper_tables import published_tables
 
     vectara = published_tables("hhem_summarization")[0]
     off = {r.model for r in vectara.rows if abs(r.values[0] + r.values[1] - 100) > 0.05}

@@ -12,7 +12,7 @@ import pytest
 from huggingface_hub.repocard import metadata_load
 from support import load_task, run_cli, write_jsonl
 
-from hallubench.provenance import dataset_fingerprint
+from hallubench.core.provenance import dataset_fingerprint
 
 
 @pytest.fixture(scope="module")
@@ -87,8 +87,8 @@ def test_score_fingerprints_docs_as_the_dataset_of_those_rows_would(rows):
     None where Arrow refuses them)."""
     import datasets
 
-    from hallubench.provenance import records_fingerprint
-    from hallubench.scoring import docs_fingerprint
+    from hallubench.core.provenance import records_fingerprint
+    from hallubench.reporting.scoring import docs_fingerprint
 
     try:
         expected = dataset_fingerprint(datasets.Dataset.from_list(rows))

@@ -12,11 +12,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from hallu_metrics import nonexistent_refusal, precisewikiqa, wildhallucinations
+from hallu_metrics.benchmarks import nonexistent_refusal, precisewikiqa, wildhallucinations
+from hallu_metrics.benchmarks.faithfulness import HHEM
 from hallu_metrics.contract import Breakdown
-from hallu_metrics.faithfulness import HHEM
 from hallubench.cli import main
-from hallubench.compare import comparison_figure, load_results, model_name, tables
+from hallubench.reporting.compare import comparison_figure, load_results, model_name, tables
 
 FINGERPRINT = "sha256:3fa2b1c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f80"
 LLM_JUDGE = "openai:base_url=http://judge.internal:8000/v1,model=gpt-4o-mini,concurrency=8"
@@ -255,7 +255,7 @@ def test_ordered_breakdowns_keep_their_order_and_leave_the_missing_group_unjoine
 def test_titles_fit_their_figure_and_name_the_judge_short(tmp_path):
     """A long breakdown label and an LLM judge: the title is wrapped inside the figure, with the short judge."""
     bins = [{"level": lv} for lv in (5, 6)]
-    from hallu_metrics import longwiki
+    from hallu_metrics.benchmarks import longwiki
 
     records = [{"outcome": "judged", "n_claims": 1, "supported": 1, "k": 32}] * 2
     result = {**longwiki.BENCHMARK.summarize(records, bins), "task": "longwiki", "model": "m",
@@ -271,5 +271,5 @@ def test_titles_fit_their_figure_and_name_the_judge_short(tmp_path):
 
 
 def test_report_imports_no_plotting_library():
-    code = "import sys, hallubench.compare, hallubench.cli; assert 'matplotlib' not in sys.modules"
+    code = "import sys, hallubench.reporting.compare, hallubench.cli; assert 'matplotlib' not in sys.modules"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0

@@ -14,7 +14,7 @@ from support import task_manager
 from hallu_metrics.evaluate_metrics import module_names
 from hallu_metrics.registry import BENCHMARKS
 from hallubench_generators.cli import generator
-from hallubench_generators.protocol import features_for
+from hallubench_generators.common.protocol import features_for
 from hallubench_tasks import TASKS_DIR
 
 YAML_FILES = sorted(TASKS_DIR.rglob("*.yaml"))
@@ -119,8 +119,8 @@ def test_no_name_clashes_with_lm_evals_built_in_tasks():
     the same hints fast against our index only)."""
     from lm_eval.tasks import TaskManager
 
-    from hallubench.errors import HallubenchError
-    from hallubench.eval_checks import check_tasks
+    from hallubench.cli.eval_checks import check_tasks
+    from hallubench.core.errors import HallubenchError
 
     ours = set(task_manager().all_tasks)
     built_in = set(TaskManager().all_tasks)

@@ -10,12 +10,12 @@ from loopback import LoopbackChatServer, prompt_pieces, rough_usage
 from support import write_jsonl
 
 from hallu_metrics.judges.accounting import Price, price_for
-from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
-from hallubench.backends.base import Usage
-from hallubench.backends.openai_http import reply_usage
 from hallubench.cli import main
-from hallubench.costs import gather_prices, parse_price, summary_line
-from hallubench.errors import HallubenchError
+from hallubench.core.backends import CallCache, ChatRequest, backend_spec, make_client
+from hallubench.core.backends.base import Usage
+from hallubench.core.backends.openai_http import reply_usage
+from hallubench.core.errors import HallubenchError
+from hallubench.reporting.costs import gather_prices, parse_price, summary_line
 
 QUESTION = [{"role": "user", "content": "Is Paris in France?"}]
 
@@ -165,7 +165,7 @@ def test_prompt_tokens_the_server_served_from_its_prefix_cache_are_in_the_accoun
 def test_local_judge_counts_tokens_with_its_own_tokenizer(tmp_path):
     """The embedded SmolLM2 (GGUF through transformers) reports the chat-templated prompt and the reply in its own
     tokens, as the plan counts them, and stores them with the cached call."""
-    from hallubench.plan import load_counter
+    from hallubench.reporting.plan import load_counter
 
     cache = CallCache(tmp_path / "c.sqlite")
     client = make_client(backend_spec("smollm2"), cache)

@@ -14,9 +14,9 @@ import datasets
 import pytest
 from support import save_generated_set
 
-from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
+from hallu_metrics.benchmarks.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallubench.cli import main
-from hallubench.outputs import remove_stale_temporaries
+from hallubench.core.outputs import remove_stale_temporaries
 
 ROWS = [{"id": f"q{i}", "question": f"What is item {i}?", "answer": "Paris", "title": "France", "reference": "r",
          "difficulty": i} for i in range(3)]

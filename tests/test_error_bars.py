@@ -13,7 +13,7 @@ import pytest
 from loopback import LoopbackChatServer
 from support import run_cli, write_jsonl
 
-from hallubench.scoring import ScoreOptions, score_with_error_bars
+from hallubench.reporting.scoring import ScoreOptions, score_with_error_bars
 
 ROWS = [{"id": f"q{i}", "question": f"What is item {i}?", "answer": f"Answer{i}", "title": f"Item {i}",
          "reference": "r", "difficulty": i % 3} for i in range(10)]

@@ -11,9 +11,8 @@ import pytest
 from loopback import LoopbackChatServer
 from support import run_cli, save_set
 
-from hallubench import cli
-from hallubench.backends.cache import default_cache_path
-from hallubench.eval_checks import check_eval_args, ships_chat_template
+from hallubench.cli.eval_checks import check_eval_args, ships_chat_template
+from hallubench.core.backends.cache import default_cache_path
 from hallubench_tasks import TASKS_DIR
 from hallubench_tasks.judged_task import run_output_folder
 
@@ -99,8 +98,8 @@ def test_an_interrupted_run_says_what_is_kept_and_where(monkeypatch, command, ge
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "run_lm_eval", interrupted)
-    monkeypatch.setattr(cli, "_score", interrupted)
+    monkeypatch.setattr("hallubench.cli.eval.run_lm_eval", interrupted)
+    monkeypatch.setattr("hallubench.cli.score._score", interrupted)
     argv = ["eval", "--tasks", "precisewikiqa"] if command == "eval" else [
         "score", "--task", "precisewikiqa", "--samples", "s.jsonl", "--out", "r.json"]
     run = run_cli(*argv)

@@ -12,8 +12,9 @@ import datasets
 import pytest
 from support import task_manager, write_jsonl
 
-from hallu_metrics import faitheval, registry
-from hallu_metrics.faitheval import (
+from hallu_metrics import registry
+from hallu_metrics.benchmarks import faitheval
+from hallu_metrics.benchmarks.faitheval import (
     COUNTERFACTUAL,
     INCONSISTENT,
     UNANSWERABLE,
@@ -25,7 +26,7 @@ from hallu_metrics.faitheval import (
     read_keyword,
     read_keyword_reply,
 )
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 from hallubench_tasks.dataset_loading import load
 
 TASKS = ("faitheval_unanswerable", "faitheval_inconsistent", "faitheval_counterfactual")
@@ -353,7 +354,7 @@ def test_lm_eval_runs_faitheval_with_an_api_model(tmp_path, monkeypatch, loopbac
 @pytest.mark.slow
 def test_lm_eval_runs_faitheval_with_smollm2(tmp_path, monkeypatch):
     """The same two tasks on the embedded SmolLM2 (hf backend, CPU), 8 new tokens."""
-    from hallubench.backends.hf_local import embedded_model_args
+    from hallubench.core.backends.hf_local import embedded_model_args
 
     monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
     lm_eval_run(tmp_path, "hf", ",".join(f"{k}={v}" for k, v in embedded_model_args().items()),

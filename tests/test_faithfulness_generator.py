@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from hallu_metrics.faithfulness import STEPS
+from hallu_metrics.benchmarks.faithfulness import STEPS
 from hallu_metrics.longform.sentences import split_sentences
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 from hallubench_generators import faithfulness
 from hallubench_generators.cli import open_clients
 from hallubench_generators.faithfulness.rules import change_number, extrinsic_rewrite, flip_negation, intrinsic_rewrite

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hallu_metrics.faithfulness import (
+from hallu_metrics.benchmarks.faithfulness import (
     BASELINE,
     HHEM,
     RUBRIC,
@@ -21,7 +21,7 @@ from hallu_metrics.judges.prompts import block_texts
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.scorers import make_classifier_scorer, score_to_likert
 from hallu_metrics.scorers.stand_ins import write_hhem_1_0
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 
 @pytest.mark.parametrize(("reply", "score"), [
@@ -164,7 +164,7 @@ def test_hhem_task_maps_p_consistent_to_one_to_five(tmp_path):
 def test_figure_draws_progression_and_residuals_of_several_scorers(tmp_path):
     """faithfulness_figure writes one PNG from several results, a scorer with nothing scored included; a result
     of another benchmark is refused with one line."""
-    from hallubench.faithfulness_report import faithfulness_figure, scorer_label
+    from hallubench.reporting.faithfulness_report import faithfulness_figure, scorer_label
 
     docs = [_doc("gold_full", 5), _doc("intrinsic", 1, 1.0), _doc("progression", 5, 0.0, "intrinsic"),
             _doc("progression", 1, 1.0, "intrinsic")]

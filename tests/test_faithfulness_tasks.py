@@ -12,8 +12,8 @@ import pytest
 from support import run_cli, task_manager, write_jsonl
 
 from hallu_metrics.judges.prompts import block_texts
-from hallubench.backends.hf_local import embedded_model_args
 from hallubench.cli import main
+from hallubench.core.backends.hf_local import embedded_model_args
 
 TASKS = ("faithfulness_rubric", "faithfulness_rubric_so", "faithfulness_hhem", "faithfulness_baseline")
 ROWS = [

@@ -1,4 +1,4 @@
-"""The generator protocol (generators/protocol.py): every ``hallubench generate NAME`` module declares
+"""The generator protocol (generators/common/protocol.py): every ``hallubench generate NAME`` module declares
 ``CLIENT_OPTION`` itself (None for a generator without model calls); the CLI gives no default and refuses a module
 without it."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 from hallubench_generators.cli import GENERATORS, client_option, declared_help, generator, open_clients
 
 TESTS = Path(__file__).parent
@@ -52,7 +52,7 @@ def test_rows_must_have_exactly_the_declared_columns(tmp_path):
     written (datasets would fill the first with null and the contract would not notice)."""
     import datasets
 
-    from hallubench_generators.publishing import check_rows
+    from hallubench_generators.common.publishing import check_rows
 
     features = datasets.Features({"id": datasets.Value("string"), "question": datasets.Value("string")})
     check_rows([{"id": "a", "question": "q"}], features)
@@ -72,7 +72,8 @@ def request_builders(prompts: types.ModuleType) -> list[types.FunctionType]:
     """The public functions of a prompts module that build a model request (they return a ``ChatRequest``)."""
     return [function for name, function in vars(prompts).items()
             if inspect.isfunction(function) and function.__module__ == prompts.__name__ and not name.startswith("_")
-            and inspect.signature(function).return_annotation in ("ChatRequest", "hallubench.backends.ChatRequest")]
+            and inspect.signature(function).return_annotation in ("ChatRequest",
+                                                                   "hallubench.core.backends.ChatRequest")]
 
 
 def called_code(function) -> set[types.CodeType]:

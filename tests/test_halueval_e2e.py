@@ -90,7 +90,7 @@ def lm_eval_cli(output: Path, tasks: str, metadata: dict) -> dict:
     new tokens, 4 items per task; the results file's content."""
     from lm_eval.__main__ import cli_evaluate
 
-    from hallubench.backends.hf_local import embedded_model_args
+    from hallubench.core.backends.hf_local import embedded_model_args
     from hallubench_tasks import TASKS_DIR
 
     model_args = ",".join(f"{k}={v}" for k, v in embedded_model_args().items())

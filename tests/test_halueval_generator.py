@@ -10,9 +10,9 @@ import pytest
 from conftest import SHARED_DATA
 from loopback import LoopbackChatServer
 
-from hallu_metrics.halueval import TASKS
-from hallubench.backends import CallCache, backend_spec, make_client
+from hallu_metrics.benchmarks.halueval import TASKS
 from hallubench.cli import main
+from hallubench.core.backends import CallCache, backend_spec, make_client
 from hallubench_generators.halueval import SCHEMAS, Settings, generate, read_source
 from hallubench_generators.halueval.prompts import LENGTH_RULE_TASKS, sampling_messages
 from hallubench_tasks.dataset_loading import load as load_task

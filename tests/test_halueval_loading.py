@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 from conftest import SHARED_DATA
 
-from hallubench.errors import HallubenchError
-from hallubench.sources.halueval import official_file
+from hallubench.core.errors import HallubenchError
+from hallubench.core.official_files.halueval import official_file
 from hallubench_tasks.dataset_loading import load
 
 HALUEVAL = SHARED_DATA / "halueval"
@@ -74,7 +74,7 @@ def test_download_failure_is_a_clear_error(monkeypatch):
         assert url == "https://raw.githubusercontent.com/RUCAIBox/HaluEval/main/data/summarization_data.json"
         raise ConnectionError("offline")
 
-    monkeypatch.setattr("hallubench.sources.halueval.cached_path", offline)
+    monkeypatch.setattr("hallubench.core.official_files.halueval.cached_path", offline)
     with pytest.raises(HallubenchError, match="dataset=PATH"):
         official_file("summarization", None)
 

@@ -3,7 +3,14 @@ the per-item metric definitions, on hand-built records (no model, no data files)
 
 import pytest
 
-from hallu_metrics.halueval import TASKS, build_items, extract_judgement, extract_official, read_reply, sample_metrics
+from hallu_metrics.benchmarks.halueval import (
+    TASKS,
+    build_items,
+    extract_judgement,
+    extract_official,
+    read_reply,
+    sample_metrics,
+)
 
 DIALOGUE = {
     "knowledge": "Jaws is a 1975 film directed by Steven Spielberg.",

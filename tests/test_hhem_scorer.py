@@ -12,7 +12,7 @@ import pytest
 
 from hallu_metrics.scorers import HHEM_2_1_PROMPT, make_classifier_scorer, score_to_likert
 from hallu_metrics.scorers.stand_ins import write_hhem_1_0, write_hhem_2_1, write_nli
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 WORDS = [f"w{i}" for i in range(300)]
 

@@ -15,11 +15,11 @@ import pytest
 from conftest import SHARED_DATA
 from support import evaluate_module, task_manager
 
-from hallu_metrics import hhem_summarization as hs
+from hallu_metrics.benchmarks import hhem_summarization as hs
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.scorers import make_classifier_scorer
 from hallu_metrics.scorers.stand_ins import write_hhem_2_1
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 from hallubench_tasks.dataset_loading import load
 from hallubench_tasks.judged_task import JudgeFilter
 

@@ -16,7 +16,7 @@ from huggingface_hub.repocard import metadata_load
 from loopback_hub import TOKEN, FakeHub, hub_env
 from support import write_itis
 
-from hallubench_generators.publishing import foreign_content
+from hallubench_generators.common.publishing import foreign_content
 
 BIN = Path(sys.executable).parent
 REPO = "lab/mixed-release"

@@ -15,7 +15,7 @@ from huggingface_hub import parse_eval_result_entries
 from loopback_hub import TOKEN, FakeHub, hub_env
 from support import run_cli
 
-from hallu_metrics import precisewikiqa
+from hallu_metrics.benchmarks import precisewikiqa
 from hallubench_generators.benchmark_yaml import eval_yaml
 
 BIN = Path(sys.executable).parent

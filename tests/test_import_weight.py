@@ -57,7 +57,7 @@ def test_spec_values_are_typed_as_lm_eval_types_them():
     utilities): the same value and type for every shape of value."""
     from lm_eval.utils import handle_arg_string
 
-    from hallubench.specs import typed_value
+    from hallubench.core.specs import typed_value
 
     values = ["8", "-1", "+3", "007", "+-5", "²", "١٢", "0.5", "1e3", "-2.5E-2", "inf", "nan", "1_000", "true", "False",
               "NONE", "none ", " 42 ", "'8'", '"true"', "'", "''", "'mixed\"", "http://h:8000/v1", "model-7b", "", "+",

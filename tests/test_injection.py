@@ -10,7 +10,7 @@ import re
 import pytest
 from obedient_judge import ORDER, longwiki_supported, perceived_outside, wildhallucinations_supported
 
-from hallu_metrics import nonexistent_refusal, precisewikiqa
+from hallu_metrics.benchmarks import nonexistent_refusal, precisewikiqa
 from hallu_metrics.judges.parsing import is_echoed_marker, parse_json_bool, parse_label
 from hallu_metrics.judges.prompts import DATA_NOTICE, block_texts, data_block, without_delimiters
 from hallu_metrics.longform.atomic_facts import ATOMIC_FACTS

@@ -16,10 +16,11 @@ import pytest
 import yaml
 from obedient_judge import ORDER
 
-from hallu_metrics import nonexistent_refusal
-from hallu_metrics.judges.kinds import make_judge, public_spec
+from hallu_metrics.benchmarks import nonexistent_refusal
+from hallu_metrics.judges.kinds import check_judge_spec, public_spec
 from hallu_metrics.judges.prompts import without_delimiters
 from hallu_metrics.judges.templates import builtin_template
+from hallu_metrics.registry import ALL_CHECKS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from injection import supported_claims
@@ -59,7 +60,7 @@ def test_a_careless_obedient_judge_supports_none_of_the_injected_claims(benchmar
 
 
 def test_a_field_inserted_outside_a_data_block_is_warned_about_once(tmp_path, capsys):
-    """One line per check naming the template and its raw fields, when the judge is built (not again on each
+    """One line per check naming the template and its raw fields, when the spec is checked (not again on each
     public_spec); fields in blocks are quiet, and so is a field the built-in prompt itself inserts raw
     (NonExistentRefusal's entity type: the exported built-in prompt loads without a warning)."""
     _, does_believe = builtin_template(nonexistent_refusal.DOES_BELIEVE)
@@ -69,7 +70,7 @@ def test_a_field_inserted_outside_a_data_block_is_warned_about_once(tmp_path, ca
     path = tmp_path / "grader.yaml"
     path.write_text(yaml.safe_dump({"correctness": correctness, "does_believe": does_believe}), encoding="utf-8")
     spec = f"openai:base_url=http://127.0.0.1:9/v1,model=m,template={path}"
-    make_judge(spec).close()
+    check_judge_spec(spec, checks=ALL_CHECKS)
     public_spec(spec)
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1

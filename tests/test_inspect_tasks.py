@@ -23,7 +23,7 @@ from support import run_cli, save_set
 
 from hallu_metrics.registry import BENCHMARKS, TASKS
 from hallu_metrics.settings import setting_keys
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 from hallubench.inspect_tasks import DATASET_KEY, SETTINGS_KEY
 from hallubench.inspect_tasks.tasks import TASK_FUNCTIONS
 
@@ -111,7 +111,7 @@ def precise_answer(prompt: str) -> str:
 def test_a_task_found_by_name_takes_the_lm_eval_options_and_records_them(tmp_path, tiny_set):
     """`inspect eval hallubench/precisewikiqa -T dataset=SET -T judge=rule`: the lm-eval task's prompt (its
     doc_to_text), target and settings; the settings, judge and the set's fingerprint in the log."""
-    from hallubench.provenance import dataset_fingerprint
+    from hallubench.core.provenance import dataset_fingerprint
     from hallubench_tasks.dataset_loading import load
 
     log = run_inspect("hallubench/precisewikiqa", mock_model(precise_answer), tmp_path,

@@ -73,7 +73,7 @@ def test_anah_popqa_and_hhem_summarization_run_with_an_api_model(tmp_path, monke
 @pytest.mark.skipif(not VECTARA.is_file(), reason="../shared/data/vectara_leaderboard is not present")
 def test_anah_popqa_and_hhem_summarization_run_through_lm_eval(tmp_path, monkeypatch):
     """The three tasks on the local SmolLM2 (hf backend, CPU), 8 new tokens, on two vectara news documents."""
-    from hallubench.backends.hf_local import embedded_model_args
+    from hallubench.core.backends.hf_local import embedded_model_args
 
     monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
     documents = [json.loads(line) for line in VECTARA.read_text(encoding="utf-8").splitlines()[:2]]

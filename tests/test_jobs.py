@@ -13,7 +13,7 @@ import time
 import pytest
 from support import run_cli, save_set
 
-from hallubench.jobs import results_files
+from hallubench.reporting.jobs import results_files
 
 QUESTIONS = {"What is the capital of France?": ("Paris", "It is Paris."),
              "Who wrote Hamlet?": ("William Shakespeare", "Christopher Marlowe wrote it."),

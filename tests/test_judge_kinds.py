@@ -6,9 +6,9 @@ import pytest
 from hallu_metrics.judges import JudgeSet, LLMJudge, RuleJudge, ScorerJudge, judge_kind, make_judge
 from hallu_metrics.judges.base import Check
 from hallu_metrics.pipeline import judge_all
-from hallubench.backends import CallCache
-from hallubench.backends.aio import run_sync
-from hallubench.errors import HallubenchError
+from hallubench.core.backends import CallCache
+from hallubench.core.backends.aio import run_sync
+from hallubench.core.errors import HallubenchError
 
 
 class CountingScorer:

@@ -11,11 +11,12 @@ import pytest
 
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.judges.base import Check
-from hallu_metrics.judges.kinds import make_judge, public_spec
+from hallu_metrics.judges.kinds import check_judge_spec, make_judge, public_spec
 from hallu_metrics.judges.parsing import parse_json_bool
 from hallu_metrics.judges.structured import boolean, label, text_list
-from hallubench.backends import CallCache, ChatRequest
-from hallubench.errors import HallubenchError
+from hallu_metrics.registry import ALL_CHECKS
+from hallubench.core.backends import CallCache, ChatRequest
+from hallubench.core.errors import HallubenchError
 
 SUPPORTED = Check(
     name="test_supported",
@@ -159,6 +160,9 @@ def test_checks_the_file_does_not_name_keep_their_prompt(tmp_path, loopback_serv
     assert server.requests[0]["messages"] == [{"role": "user", "content": "built-in"}]
 
 
+KNOWN = (SUPPORTED, *ALL_CHECKS)  # what template files may name here
+
+
 @pytest.mark.parametrize(
     "text, message",
     [
@@ -173,24 +177,24 @@ def test_checks_the_file_does_not_name_keep_their_prompt(tmp_path, loopback_serv
 def test_bad_template_files_are_refused_before_judging(tmp_path, text, message):
     path = write(tmp_path, text)
     with pytest.raises(HallubenchError, match=message):
-        make_judge(f"openai:base_url=http://127.0.0.1:9/v1,model=m,template={path}")
+        check_judge_spec(f"openai:base_url=http://127.0.0.1:9/v1,model=m,template={path}", checks=KNOWN)
 
 
 def test_a_field_the_check_does_not_give_is_refused_when_the_judge_is_built(tmp_path):
-    """Found from the check's declared fields when the judge is built (before lm-eval generates anything), not when
+    """Found from the check's declared fields when the spec is checked (before lm-eval generates anything), not when
     the first item renders; a field the check gives but its built-in prompt does not use is accepted."""
     path = write(tmp_path, "test_supported: 'Claim {claim} against {target}'\n")
     with pytest.raises(HallubenchError, match=r"inserts \{target\}, which this check does not give \(it gives: claim, "
                        r"golds\)"):
-        make_judge(f"openai:base_url=http://127.0.0.1:9/v1,model=m,template={path}")
+        check_judge_spec(f"openai:base_url=http://127.0.0.1:9/v1,model=m,template={path}", checks=KNOWN)
     golds = write(tmp_path, "test_supported: 'Golds {golds}'\n", name="golds.yaml")
-    make_judge(f"openai:base_url=http://127.0.0.1:9/v1,model=m,template={golds}")
+    check_judge_spec(f"openai:base_url=http://127.0.0.1:9/v1,model=m,template={golds}", checks=KNOWN)
 
 
 def test_every_llm_check_declares_a_reply_schema_that_its_reader_reads():
     """Each check an LLM judge can be asked has a schema; an instance of it reads as a label."""
     import hallu_metrics.registry  # noqa: F401  (builds every check)
-    from hallu_metrics.judges.base import ALL_CHECKS
+    from hallu_metrics.registry import ALL_CHECKS
 
     llm_checks = [c for c in ALL_CHECKS if c.parse is not None and not c.name.startswith("test_")]
     assert len(llm_checks) >= 12
@@ -222,7 +226,7 @@ def test_reply_conformance_agrees_with_jsonschema_on_every_schema():
     """StructuredOutput.conforms (no schema library on the judging path) gives jsonschema's answer on a valid
     instance and on replies that break each constraint, for every check's schema."""
     import hallu_metrics.registry  # noqa: F401  (builds every check)
-    from hallu_metrics.judges.base import ALL_CHECKS
+    from hallu_metrics.registry import ALL_CHECKS
 
     for check in {c.name: c for c in ALL_CHECKS if c.structured is not None}.values():
         schema = check.structured.schema
@@ -240,13 +244,13 @@ def test_reply_conformance_agrees_with_jsonschema_on_every_schema():
 def test_judge_templates_command_exports_a_builtin_prompt_that_reproduces_it(tmp_path, capsys):
     """`hallubench judge-templates --check correctness` writes a file that, used as template=PATH, sends exactly
     the built-in prompt; the listing names every check with its fields."""
+    from hallu_metrics.benchmarks.precisewikiqa import CORRECTNESS
     from hallu_metrics.judges.templates import load_templates
-    from hallu_metrics.precisewikiqa import CORRECTNESS
     from hallubench.cli import main
 
     assert main(["judge-templates"]) == 0
     listing = capsys.readouterr().out
-    assert "correctness | hallu_metrics.precisewikiqa.prompts | {question}, {gold}, {response}" in listing
+    assert "correctness | hallu_metrics.benchmarks.precisewikiqa.prompts | {question}, {gold}, {response}" in listing
     assert main(["judge-templates", "--check", "correctness"]) == 0
     path = write(tmp_path, capsys.readouterr().out)
     item = {"question": "Who wrote {this}?", "gold": "Ann", "response": "Bob, I think"}

@@ -9,8 +9,8 @@ import pytest
 from loopback import LoopbackChatServer
 from support import run_cli, write_jsonl
 
-from hallubench.backends.base import ChatRequest
-from hallubench.backends.openai_http import OpenAIChatBackend
+from hallubench.core.backends.base import ChatRequest
+from hallubench.core.backends.openai_http import OpenAIChatBackend
 
 ROWS = [{"id": f"q{i}", "question": f"Which river flows through Lyon {i}?", "answer": "Rhone", "title": "Lyon",
          "reference": "Lyon lies on the Rhone.", "difficulty": i} for i in range(3)]

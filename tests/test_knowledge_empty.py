@@ -7,7 +7,7 @@ import sqlite3
 
 from support import run_cli, write_jsonl
 
-from hallu_metrics.longwiki import BENCHMARK as LONGWIKI
+from hallu_metrics.benchmarks.longwiki import BENCHMARK as LONGWIKI
 from hallu_metrics.settings import resolve_settings
 from hallubench_tasks.judged_task import JudgeFilter
 

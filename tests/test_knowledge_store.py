@@ -14,8 +14,8 @@ import pytest
 from hallu_metrics.longform import title_index
 from hallu_metrics.longform.knowledge import SEPARATOR, KnowledgeStore, write_store
 from hallu_metrics.longform.passages import cut_passages
-from hallubench.errors import HallubenchError
-from hallubench.knowledge_cli import add_parser
+from hallubench.cli.knowledge import add_parser
+from hallubench.core.errors import HallubenchError
 
 
 def factscore_db(path: Path, pages: dict[str, list[str]]) -> Path:
@@ -41,7 +41,7 @@ PAGES = {
 
 def cli(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="hallubench")
-    add_parser(parser.add_subparsers(dest="command", required=True))
+    add_parser(parser.add_subparsers(dest="command", required=True), "knowledge", None)
     args = parser.parse_args(argv)
     return args.handler(args)
 

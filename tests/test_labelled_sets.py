@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from hallu_metrics.benchmarks.wildhallucinations import QUESTION
 from hallu_metrics.labelled_sets import LabelledSet, labelled_set, labelled_sets, read_labelled, sets_for_role
 from hallu_metrics.registry import BENCHMARKS
-from hallu_metrics.wildhallucinations import QUESTION
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 MIN_ITEMS, MIN_HOLDOUT = 30, 10
 MODEL_RULES = {"faithfulness"}  # its rule, the baseline composite, loads a BERTScore model (minutes on this CPU)
@@ -170,10 +170,11 @@ def test_a_claims_label_must_be_a_list_of_text(tmp_path: Path) -> None:
 
 
 def test_the_files_are_package_data(tmp_path: Path) -> None:
-    """Every set and provenance file sits where the pyproject package-data globs ``*/labels/*.jsonl`` and
-    ``*/labels/*.yaml`` of ``hallu_metrics`` reach (one folder below the package), so a wheel carries them."""
+    """Every set and provenance file sits where the pyproject package-data globs ``benchmarks/*/labels/*.jsonl`` and
+    ``benchmarks/*/labels/*.yaml`` of ``hallu_metrics`` reach (in its benchmark's package), so a wheel carries them."""
     root = files("hallu_metrics")
-    shipped = {p.relative_to(Path(str(root))).as_posix() for p in Path(str(root)).glob("*/labels/*") if p.is_file()}
+    shipped = {p.relative_to(Path(str(root))).as_posix() for p in Path(str(root)).glob("benchmarks/*/labels/*")
+               if p.is_file()}
     assert shipped and all(name.endswith((".jsonl", ".yaml")) for name in shipped)
     for found in labelled_sets():
         assert found.path.relative_to(Path(str(root))).as_posix() in shipped

@@ -12,7 +12,7 @@ from loopback import rough_usage
 from support import run_cli
 from test_inspect_tasks import inspect_metrics, mock_model, run_inspect
 
-from hallu_metrics.precisewikiqa import BENCHMARK
+from hallu_metrics.benchmarks.precisewikiqa import BENCHMARK
 from hallubench.inspect_tasks.tasks import TASK_FUNCTIONS
 
 ANSWERS = {"What is the capital of France?": ("Paris", "Paris."),

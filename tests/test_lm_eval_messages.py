@@ -12,7 +12,7 @@ import pytest
 from support import ROOT, load_task, save_set
 
 from hallu_metrics.judges.kinds import check_judge_spec
-from hallubench.errors import HallubenchError, TaskRefusal
+from hallubench.core.errors import HallubenchError, TaskRefusal
 from hallubench_tasks import TASKS_DIR
 
 ROWS = [{"id": "q0", "question": "Which river flows through Lyon?", "answer": "Rhone", "title": "Lyon",
@@ -22,7 +22,7 @@ JUDGE = "http://127.0.0.1:9000/v1"
 
 
 def test_an_uncaught_refusal_is_one_line_and_exit_status_1():
-    code = "from hallubench.errors import TaskRefusal\nraise TaskRefusal('precisewikiqa: bad judge spec')"
+    code = "from hallubench.core.errors import TaskRefusal\nraise TaskRefusal('precisewikiqa: bad judge spec')"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 1
     assert run.stderr == "hallubench: error: precisewikiqa: bad judge spec\n"

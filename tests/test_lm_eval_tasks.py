@@ -8,8 +8,8 @@ import pytest
 from loopback import LoopbackChatServer
 from support import task_manager
 
-from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
-from hallubench.errors import HallubenchError
+from hallu_metrics.benchmarks.precisewikiqa import BENCHMARK as PRECISEWIKIQA
+from hallubench.core.errors import HallubenchError
 from hallubench_tasks.dataset_loading import load
 from hallubench_tasks.judged_task import JudgeFilter
 

@@ -7,8 +7,8 @@ import json
 import pytest
 from support import load_task, save_set
 
-from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
-from hallubench.errors import HallubenchError
+from hallu_metrics.benchmarks.precisewikiqa import BENCHMARK as PRECISEWIKIQA
+from hallubench.core.errors import HallubenchError
 from hallubench_tasks import judged_task
 from hallubench_tasks.judged_task import JudgeFilter
 

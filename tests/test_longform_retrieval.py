@@ -20,7 +20,7 @@ from hallu_metrics.longform import (
     spans_covering,
     write_store,
 )
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 # Every passage is exactly 8 words, so a store built with passage_words=8 keeps them apart.
 PAGES = {

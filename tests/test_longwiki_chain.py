@@ -10,13 +10,13 @@ import time
 
 import pytest
 
-from hallu_metrics import longwiki as lw
+from hallu_metrics.benchmarks import longwiki as lw
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.judges.prompts import block_texts
 from hallu_metrics.pipeline import judge_responses
-from hallubench.backends import CallCache
 from hallubench.cli import main
-from hallubench.errors import HallubenchError
+from hallubench.core.backends import CallCache
+from hallubench.core.errors import HallubenchError
 
 PAGES = [
     ("Sirius", "Sirius is the brightest star in the night sky. It is a binary star in the constellation Canis Major. "

@@ -72,9 +72,9 @@ def test_the_refusal_check_is_named_for_what_its_label_true_means():
     """Its label True means the reply tries to answer (``{"is_knowledgeable": true}``): the check, its constant and
     the record key say "knowledgeable"; no check is named "refusal" (True would read as "refused")."""
     import hallu_metrics.registry  # noqa: F401  (builds every check)
-    from hallu_metrics.judges.base import check_names
+    from hallu_metrics.registry import ALL_CHECKS
 
-    assert KNOWLEDGEABLE.name == "knowledgeable" and "refusal" not in check_names()
+    assert KNOWLEDGEABLE.name == "knowledgeable" and "refusal" not in {c.name for c in ALL_CHECKS}
     assert KNOWLEDGEABLE.parse('{"is_knowledgeable": true}') is True
     assert KNOWLEDGEABLE.rule({"response": "Sirius is the brightest star in the night sky."}) is True
 

@@ -11,13 +11,13 @@ import datasets
 import pytest
 
 from hallu_metrics.longform.knowledge import write_store
-from hallubench.backends import CallCache, backend_spec, make_client
 from hallubench.cli import main
-from hallubench.errors import HallubenchError
+from hallubench.core.backends import CallCache, backend_spec, make_client
+from hallubench.core.errors import HallubenchError
 from hallubench_generators import longwiki as gen
+from hallubench_generators.common.articles import Article, LoadedSource
 from hallubench_generators.longwiki.checks import mock_answer_problem, parse_prompt
 from hallubench_generators.longwiki.offline import offline_prompt
-from hallubench_generators.sources.articles import Article, LoadedSource
 
 SENTENCES = " ".join(f"Fact number {i} about this topic is stated here in full." for i in range(6))
 

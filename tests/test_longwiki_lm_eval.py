@@ -11,11 +11,11 @@ import datasets
 import pytest
 from support import run_cli, task_manager
 
+from hallu_metrics.benchmarks.longwiki import with_k
 from hallu_metrics.longform.knowledge import write_store
-from hallu_metrics.longwiki import with_k
-from hallubench.backends.hf_local import embedded_model_args
 from hallubench.cli import main
-from hallubench.errors import HallubenchError
+from hallubench.core.backends.hf_local import embedded_model_args
+from hallubench.core.errors import HallubenchError
 
 ROWS = [{"id": f"lw-{i}", "prompt": f"Tell me about Sirius, question {i}.", "title": "Sirius", "reference": "r",
          "level": None} for i in range(2)]

@@ -8,7 +8,7 @@ import math
 import pytest
 from support import evaluate_module
 
-from hallu_metrics import longwiki as lw
+from hallu_metrics.benchmarks import longwiki as lw
 from hallu_metrics.stats import mean_of_counted
 from hallubench_tasks.judged_task import RecordMetrics
 

@@ -29,9 +29,9 @@ import pytest
 import yaml
 from support import evaluate_module
 
-from hallu_metrics import longwiki
+from hallu_metrics.benchmarks import longwiki
+from hallu_metrics.benchmarks.faithfulness import BASELINE_KEY
 from hallu_metrics.contract import Benchmark
-from hallu_metrics.faithfulness import BASELINE_KEY
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.longform.knowledge import write_store
 from hallu_metrics.pipeline import judge_responses
@@ -313,19 +313,19 @@ def judging_chain(benchmark: Benchmark) -> str:
 
 # One case builder per judging chain; it builds the case of each benchmark the chain serves.
 CASE_BUILDERS: dict[str, Callable[[Path, Benchmark], Case]] = {
-    "hallu_metrics.precisewikiqa.chain:judge_item": precisewikiqa_case,
-    "hallu_metrics.longwiki.chain:judge_item": longwiki_case,
-    "hallu_metrics.nonexistent_refusal.chain:judge_item": nonexistent_case,
-    "hallu_metrics.wildhallucinations.chain:judge_item": wildhallucinations_case,
-    "hallu_metrics.hhem_summarization.chain:judge_item": hhem_case,
-    "hallu_metrics.anah.chain:judge_item": anah_case,
-    "hallu_metrics.faitheval.chain:keyword_judge.<locals>.judge_item": faitheval_case,
-    "hallu_metrics.faitheval.chain:judge_choice": faitheval_case,
+    "hallu_metrics.benchmarks.precisewikiqa.chain:judge_item": precisewikiqa_case,
+    "hallu_metrics.benchmarks.longwiki.chain:judge_item": longwiki_case,
+    "hallu_metrics.benchmarks.nonexistent_refusal.chain:judge_item": nonexistent_case,
+    "hallu_metrics.benchmarks.wildhallucinations.chain:judge_item": wildhallucinations_case,
+    "hallu_metrics.benchmarks.hhem_summarization.chain:judge_item": hhem_case,
+    "hallu_metrics.benchmarks.anah.chain:judge_item": anah_case,
+    "hallu_metrics.benchmarks.faitheval.chain:keyword_judge.<locals>.judge_item": faitheval_case,
+    "hallu_metrics.benchmarks.faitheval.chain:judge_choice": faitheval_case,
     "hallu_metrics.short_answer_qa.chain:judge_item": short_answer_case,
-    "hallu_metrics.faithfulness.chain:judge_reply": faithfulness_case,
-    "hallu_metrics.faithfulness.chain:judge_hhem": faithfulness_case,
-    "hallu_metrics.faithfulness.chain:judge_baseline": faithfulness_case,
-    "hallu_metrics.halueval.chain:judge_item": halueval_case,
+    "hallu_metrics.benchmarks.faithfulness.chain:judge_reply": faithfulness_case,
+    "hallu_metrics.benchmarks.faithfulness.chain:judge_hhem": faithfulness_case,
+    "hallu_metrics.benchmarks.faithfulness.chain:judge_baseline": faithfulness_case,
+    "hallu_metrics.benchmarks.halueval.chain:judge_item": halueval_case,
 }
 # Every registered benchmark whose judging chain has a builder: CASES[name](tmp_path) -> its Case.
 CASES: dict[str, Callable[[Path], Case]] = {

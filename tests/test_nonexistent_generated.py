@@ -10,11 +10,12 @@ from urllib.parse import parse_qs, urlparse
 import datasets
 import pytest
 
-from hallubench.backends import backend_spec, make_client
 from hallubench.cli import main
-from hallubench.errors import HallubenchError
+from hallubench.core.backends import backend_spec, make_client
+from hallubench.core.errors import HallubenchError
 from hallubench_generators.nonexistent_refusal import generatedentities as ge
 from hallubench_generators.nonexistent_refusal import places
+from hallubench_generators.nonexistent_refusal import prompts as request_prompts
 from hallubench_generators.nonexistent_refusal.checkers import BraveChecker, OfflineChecker
 from hallubench_generators.nonexistent_refusal.places import TIERS
 
@@ -227,7 +228,7 @@ def test_brave_checker_needs_the_key(monkeypatch):
 
 def test_request_subjects_use_english_plurals():
     """Prompts ask for "bakeries in X" and "economic crises in Y", not "bakerys" / "crisiss"."""
-    assert [ge.plural(t) for t in ("bakery", "economic crisis", "bar", "peace treaty")] == [
+    assert [request_prompts.plural(t) for t in ("bakery", "economic crisis", "bar", "peace treaty")] == [
         "bakeries",
         "economic crises",
         "bars",

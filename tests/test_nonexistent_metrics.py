@@ -5,13 +5,13 @@ import math
 
 import pytest
 
-from hallu_metrics import nonexistent_refusal as ne
+from hallu_metrics.benchmarks import nonexistent_refusal as ne
 from hallu_metrics.judges import JudgeSet, Verdict, make_judge
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import BENCHMARKS
 from hallu_metrics.stats import mean_of_counted
-from hallubench.backends import CallCache
-from hallubench.scoring import ScoreOptions, score
+from hallubench.core.backends import CallCache
+from hallubench.reporting.scoring import ScoreOptions, score
 
 DOCS = [
     {"name": "Aus bus", "type": "animal", "domain": "animal", "prompt": "Tell me about the animal Aus bus."},

@@ -11,7 +11,7 @@ import datasets
 import pytest
 
 from hallubench.cli import main
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 from hallubench_generators.nonexistent_refusal.medicines import MedicineNames, clean_words, load_kaggle
 from hallubench_generators.nonexistent_refusal.mixedentities import generate, parse_domains
 from hallubench_generators.nonexistent_refusal.taxonomy import ItisTaxonomy

@@ -9,8 +9,8 @@ import datasets
 import pytest
 
 from hallubench.cli import main
-from hallubench_generators.offline_questions import pick_question, write_questions
-from hallubench_generators.question_checks import (
+from hallubench_generators.common.offline_questions import pick_question, write_questions
+from hallubench_generators.common.question_checks import (
     answer_in_reference,
     normalize,
     rejection_reason,
@@ -112,7 +112,7 @@ def test_answer_checks():
 def test_every_question_on_a_corpus_sample_is_a_literal_span_and_self_contained():
     """On 400 offline Vital Articles leads, every written question passes the checks and its answer is a
     literal span of the lead that the question does not contain."""
-    from hallubench_generators.sources.articles import load_articles
+    from hallubench_generators.common.articles import load_articles
 
     articles = sorted(load_articles("wiki-offline").articles, key=lambda a: a.title)
     random.Random(0).shuffle(articles)

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
-from hallubench.errors import HallubenchError
+from hallubench.core.backends import CallCache, ChatRequest, backend_spec, make_client
+from hallubench.core.errors import HallubenchError
 
 
 def echo(messages):
@@ -193,7 +193,7 @@ def test_a_reply_over_max_reply_bytes_is_refused_not_retried_or_cached(tmp_path)
 def test_failure_causes_name_each_endpoint_once_with_the_key_variable():
     """score's explanation of failed verdicts: per endpoint and cause, counted; a refused key names the variable the
     judge's spec reads it from."""
-    from hallubench.judge_failures import failure_causes
+    from hallubench.reporting.judge_failures import failure_causes
 
     errors = [
         "endpoint http://a:1/v1 unreachable: ConnectError: [Errno 111] Connection refused (3 consecutive ...)",

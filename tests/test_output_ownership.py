@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from support import run_cli, write_jsonl
 
-from hallubench.outputs import exclusive_output
+from hallubench.core.outputs import exclusive_output
 
 PAGES = [{"title": "Paris", "text": "Paris is the capital of France. It lies on the Seine."},
          {"title": "Lyon", "text": "Lyon is a city in France."}]

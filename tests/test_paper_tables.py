@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from hallu_metrics import precisewikiqa
-from hallu_metrics.faithfulness import RUBRIC_TASK, read_reply
+from hallu_metrics.benchmarks import precisewikiqa
+from hallu_metrics.benchmarks.faithfulness import RUBRIC_TASK, read_reply
 from hallu_metrics.registry import BENCHMARKS
 from hallubench.cli import main
-from hallubench.outputs import MARKDOWN_MARK
-from hallubench.paper_tables import _find, _published, model_key, published_tables
+from hallubench.core.outputs import MARKDOWN_MARK
+from hallubench.reporting.paper_tables import _find, _published, model_key, published_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 HALLULENS_TEXT = ROOT.parent / "shared" / "seeds" / "000_4824843e758b09db.txt"  # the HalluLens paper as text
@@ -25,7 +25,7 @@ PAPER_JUDGE = "openai:base_url=http://judge.internal:8000/v1,model=meta-llama/Ll
 
 def test_every_published_file_loads_and_names_declared_metrics():
     """Each published.yaml in the package is read; each column is a metric (and breakdown) its benchmark declares."""
-    on_disk = {p.parent.name for p in (ROOT / "hallu_metrics").glob("*/published.yaml")}
+    on_disk = {p.parent.name for p in (ROOT / "hallu_metrics" / "benchmarks").glob("*/published.yaml")}
     assert on_disk == {"precisewikiqa", "longwiki", "nonexistent_refusal", "halueval", "wildhallucinations",
                        "faithfulness", "hhem_summarization"}
     published = _published()

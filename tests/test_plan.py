@@ -11,8 +11,8 @@ from loopback import LoopbackChatServer
 from hallu_metrics.judges.prompts import block_texts
 from hallu_metrics.longform.knowledge import write_store
 from hallubench.cli import main
-from hallubench.plan import load_counter
-from hallubench.scoring import ScoreOptions, score
+from hallubench.reporting.plan import load_counter
+from hallubench.reporting.scoring import ScoreOptions, score
 
 STAND_IN = "openai:base_url=http://127.0.0.1:9/v1,model=stand-in"
 

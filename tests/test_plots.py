@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from hallu_metrics import nonexistent_refusal
-from hallu_metrics.faithfulness import HHEM
-from hallubench.compare import comparison_figure
-from hallubench.faithfulness_report import build_figure
-from hallubench.report import csv_unit
-from hallubench.stability import Manifest, TrialGroup, stability_figure, stability_tables
+from hallu_metrics.benchmarks import nonexistent_refusal
+from hallu_metrics.benchmarks.faithfulness import HHEM
+from hallubench.reporting.compare import comparison_figure
+from hallubench.reporting.faithfulness_report import build_figure
+from hallubench.reporting.report import csv_unit
+from hallubench.reporting.stability import Manifest, TrialGroup, stability_figure, stability_tables
 
 BENCH = nonexistent_refusal.GENERATED
 RATE = "false_acceptance_rate"

@@ -10,8 +10,8 @@ import datasets
 import pytest
 
 from hallubench.cli import main
-from hallubench_generators.chunking import chunk_article, count_tokens, split_sentences
-from hallubench_generators.difficulty import bin_by_centrality
+from hallubench_generators.common.chunking import chunk_article, count_tokens, split_sentences
+from hallubench_generators.common.difficulty import bin_by_centrality
 from hallubench_generators.precisewikiqa.checks import parse_answer, parse_question
 
 

@@ -3,7 +3,7 @@
 import json
 import math
 
-from hallu_metrics import precisewikiqa as pw
+from hallu_metrics.benchmarks import precisewikiqa as pw
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.judges.rules import contains_abstention_phrase, matches_gold
 from hallu_metrics.pipeline import judge_responses

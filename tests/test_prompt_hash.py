@@ -16,19 +16,19 @@ import pytest
 from support import task_manager
 from test_metric_paths import CASES, ScriptedJudge
 
-from hallu_metrics import longwiki as longwiki_benchmark
-from hallu_metrics.faithfulness import BASELINE_KEY
-from hallu_metrics.judges import JudgeSet, base, llm
+from hallu_metrics.benchmarks import longwiki as longwiki_benchmark
+from hallu_metrics.benchmarks.faithfulness import BASELINE_KEY
+from hallu_metrics.benchmarks.precisewikiqa import BENCHMARK as PRECISEWIKIQA
+from hallu_metrics.judges import JudgeSet, llm
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.fingerprint import check_fingerprint, judge_prompts_hash
 from hallu_metrics.longform import claims, verification
 from hallu_metrics.pipeline import judge_responses
-from hallu_metrics.precisewikiqa import BENCHMARK as PRECISEWIKIQA
 from hallu_metrics.registry import BENCHMARKS
 from hallubench_generators.cli import GENERATORS, generator, reproducibility
+from hallubench_generators.common.protocol import generator_prompts_hash
 from hallubench_generators.nonexistent_refusal import generatedentities, mixedentities
 from hallubench_generators.nonexistent_refusal import prompts as nonexistent_prompts
-from hallubench_generators.protocol import generator_prompts_hash
 
 LONGWIKI = longwiki_benchmark.BENCHMARK
 JUDGED = sorted(name for name, b in BENCHMARKS.items() if b.judge_roles)
@@ -103,7 +103,6 @@ def test_prompts_defined_outside_the_judge_item_module_change_the_hash(monkeypat
     {"rule": claims.sentence_claim},
 ])
 def test_decoding_reminder_and_reader_change_the_hash(change, monkeypatch):
-    monkeypatch.setattr(base, "ALL_CHECKS", list(base.ALL_CHECKS))  # the edited copy stays out of the registry
     knowledgeable = longwiki_benchmark.KNOWLEDGEABLE
     edited = replace(LONGWIKI, checks=(replace(knowledgeable, **change), *LONGWIKI.checks[1:]))
     assert judge_prompts_hash(edited) != judge_prompts_hash(LONGWIKI)

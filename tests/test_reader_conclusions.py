@@ -3,7 +3,7 @@ reader reads the judge's own final conclusion, not a quoted, planted, hypothetic
 
 import pytest
 
-from hallu_metrics.faitheval.readers import read_keyword
+from hallu_metrics.benchmarks.faitheval.readers import read_keyword
 from hallu_metrics.judges.parsing import (
     Statement,
     conclusion_text,

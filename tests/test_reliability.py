@@ -16,12 +16,12 @@ from pathlib import Path
 import datasets
 import pytest
 
-from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
-from hallubench.backends.hf_local import HFLocalBackend
-from hallubench.errors import HallubenchError
-from hallubench.outputs import check_output_file, replaced_atomically, write_text_atomic
-from hallubench.specs import redact
-from hallubench_generators.publishing import CardInfo, check_output_dir, save_test_set
+from hallubench.core.backends import CallCache, ChatRequest, backend_spec, make_client
+from hallubench.core.backends.hf_local import HFLocalBackend
+from hallubench.core.errors import HallubenchError
+from hallubench.core.outputs import check_output_file, replaced_atomically, write_text_atomic
+from hallubench.core.specs import redact
+from hallubench_generators.common.publishing import CardInfo, check_output_dir, save_test_set
 
 FEATURES = datasets.Features({"id": datasets.Value("string"), "text": datasets.Value("string")})
 CARD = CardInfo("Test set", "cc0-1.0", ["question-answering"], "A test set.")

@@ -35,7 +35,7 @@ from typing import Any
 import pytest
 import yaml
 
-from hallu_metrics.anah.readers import verbatim
+from hallu_metrics.benchmarks.anah.readers import verbatim
 from hallu_metrics.registry import BENCHMARKS
 
 CORPORA = Path(__file__).parent / "reply_corpora"

@@ -3,12 +3,12 @@ scores on their scale, plot axes on each metric's scale, short model and judge n
 
 import pytest
 
-from hallu_metrics import nonexistent_refusal, precisewikiqa
+from hallu_metrics.benchmarks import nonexistent_refusal, precisewikiqa
+from hallu_metrics.benchmarks.faithfulness import HHEM
 from hallu_metrics.contract import Benchmark, Breakdown, Metric, unreadable_banner
-from hallu_metrics.faithfulness import HHEM
 from hallu_metrics.stats import wilson_interval
-from hallubench import report
-from hallubench.faithfulness_report import build_figure, scorer_label
+from hallubench.reporting import report
+from hallubench.reporting.faithfulness_report import build_figure, scorer_label
 
 LLM_JUDGE = "openai:base_url=http://a-long-judge-host.example.internal:8000/v1,model=gpt-4o-mini,concurrency=16"
 
@@ -51,7 +51,7 @@ def test_scores_print_on_their_own_scale_not_as_percent():
 def test_longwiki_table_prints_the_reference_abstain_ratio_and_the_unreadable_share():
     """The LongWiki table (score's and report's) has the paper's columns, the reference code's abstain ratio and the
     unreadable share; an undefined metric prints n/a, never 0."""
-    from hallu_metrics import longwiki
+    from hallu_metrics.benchmarks import longwiki
 
     records = [{"outcome": o, "n_claims": 0, "supported": 0, "k": 32} for o in ("refused", "no_claims", "unjudged")]
     result = longwiki.BENCHMARK.summarize(records, [{"level": None}] * 3)
@@ -175,7 +175,7 @@ def test_the_judge_line_says_what_a_rule_judge_is_and_an_empty_panel_says_why(tm
     """The ROUGE/BLEU/BERTScore baseline is not called an offline LLM-judge stand-in; a panel whose metrics have no
     value (every verdict unreadable) says so instead of staying blank."""
     from hallu_metrics.registry import BENCHMARKS
-    from hallubench.report import figure, judge_line
+    from hallubench.reporting.report import figure, judge_line
 
     baseline, rubric = BENCHMARKS["faithfulness_baseline"], BENCHMARKS["faithfulness_rubric"]
     assert "ROUGE-L / BLEU / BERTScore" in judge_line({"judges": {"judge": "rule"}}, baseline)
@@ -191,7 +191,7 @@ def test_wilson_intervals_only_for_shares_of_items():
     """A Wilson interval is for a share of 0/1 items; a mean of per-item fractions (LongWiki precision) keeps its
     standard error."""
     from hallu_metrics.registry import BENCHMARKS
-    from hallubench.report import fmt
+    from hallubench.reporting.report import fmt
 
     longwiki = BENCHMARKS["longwiki"]
     assert fmt(longwiki.metric("precision"), 0.5, 0.1, counted=5) == "50.0 ± 10.0"

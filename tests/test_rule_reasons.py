@@ -10,10 +10,8 @@ import re
 
 import pytest
 
-from hallu_metrics.anah.checks import FACTS, HALLUCINATION, REFERENCE
-from hallu_metrics.faithfulness import BASELINE, baseline_scores
-from hallu_metrics.faithfulness import baseline as baseline_module
-from hallu_metrics.faithfulness.rubric import RUBRIC
+from hallu_metrics.benchmarks.anah.checks import FACTS, HALLUCINATION, REFERENCE
+from hallu_metrics.benchmarks.faithfulness import BASELINE, baseline_scores
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.kinds import RuleJudge
@@ -21,7 +19,9 @@ from hallu_metrics.longform.atomic_facts import ATOMIC_FACTS
 from hallu_metrics.longform.claims import CLAIM_EXTRACTION
 from hallu_metrics.pipeline import judge_responses
 from hallu_metrics.registry import BENCHMARKS
-from hallubench.errors import HallubenchError
+from hallu_metrics.rubric import baseline as baseline_module
+from hallu_metrics.rubric.rubric import RUBRIC
+from hallubench.core.errors import HallubenchError
 
 DOCUMENT = ("The Eiffel Tower was built by Gustave Eiffel's company for the 1889 World's Fair in Paris. It is 330 "
             "metres tall. Paris is the capital of France.")

@@ -7,12 +7,13 @@ import json
 import pytest
 from test_metric_paths import CASES, judged_records, lm_eval_values, same
 
-from hallu_metrics.longwiki import evidence as longwiki_evidence
+from hallu_metrics.benchmarks.longwiki import evidence as longwiki_evidence
 from hallu_metrics.registry import BENCHMARKS
 from hallu_metrics.settings import resolve_settings
-from hallubench.cli import _flags, build_parser, main
-from hallubench.errors import HallubenchError
-from hallubench.scoring import ScoreOptions, score
+from hallubench.cli import build_parser, main
+from hallubench.cli.options import settings_flags
+from hallubench.core.errors import HallubenchError
+from hallubench.reporting.scoring import ScoreOptions, score
 
 
 def write_samples(path, task, case, records, settings):
@@ -99,5 +100,5 @@ def test_only_items_without_a_verdict_are_judged_and_another_judge_judges_all(tm
 
 def test_set_names_only_the_tasks_own_settings(tmp_path):
     with pytest.raises(HallubenchError, match="not a setting of precisewikiqa"):
-        _flags(build_parser().parse_args(["score", "--task", "precisewikiqa", "--samples", "s", "--out", "o.json",
-                                          "--set", "retrieval=bm25"]))
+        settings_flags(build_parser().parse_args(["score", "--task", "precisewikiqa", "--samples", "s",
+                                                  "--out", "o.json", "--set", "retrieval=bm25"]))

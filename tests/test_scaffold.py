@@ -90,8 +90,8 @@ def test_the_plan_writes_every_piece_and_registers_it(generator, judged):
     registry = planned.edited[PIECES["registry"]]
     assert "    toyqa,\n" in registry and "        toyqa.BENCHMARK,\n    )\n}" in registry
     paths = planned.edited[PIECES["metric_paths"]]
-    assert "def toyqa_case(" in paths and '"hallu_metrics.toyqa.chain:judge_item": toyqa_case,\n}' in paths
-    assert '"hallu_metrics.toyqa",\n' in planned.edited[PIECES["pyproject"]]
+    assert "def toyqa_case(" in paths and '"hallu_metrics.benchmarks.toyqa.chain:judge_item": toyqa_case,\n}' in paths
+    assert '"hallu_metrics.benchmarks.toyqa",\n' in planned.edited[PIECES["pyproject"]]
     assert ("| `toyqa` |" in planned.edited[PIECES["readme"]]) and "[docs/toyqa.md]" in planned.edited["README.md"]
     family = planned.edited[piece_path("family_readme", "toyqa", "hallulens")]
     tasks = family.split("#### Tasks", 1)[1].split("####", 1)[0]
@@ -184,7 +184,7 @@ def test_a_failed_write_is_rolled_back(repository, monkeypatch):
     def failing_write(path: Path, text: str) -> None:
         written.append(path)
         if len(written) == 10:
-            from hallubench.errors import HallubenchError
+            from hallubench.core.errors import HallubenchError
 
             raise HallubenchError(f"cannot write {path}: No space left on device")
         path.write_text(text, encoding="utf-8")
@@ -194,7 +194,8 @@ def test_a_failed_write_is_rolled_back(repository, monkeypatch):
     run = run_cli("new-benchmark", "toyqa", "--family", "toyfamily", "--generator", "--judged")
     assert run.returncode == 2 and "nothing was written: cannot write" in run.stderr
     assert snapshot(repository) == before
-    assert not (repository / "hallu_metrics" / "toyqa").exists() and not (repository / "generators" / "toyqa").exists()
+    assert not (repository / "hallu_metrics" / "benchmarks" / "toyqa").exists()
+    assert not (repository / "generators" / "toyqa").exists()
 
 
 @pytest.mark.slow
@@ -210,7 +211,7 @@ def test_a_scaffolded_benchmark_passes_the_contract_tests(tmp_path, flags, famil
     scaffold = subprocess.run([sys.executable, "-m", "hallubench.cli", "new-benchmark", "toyqa", "--family", family,
                                *flags], cwd=copy, env=env, capture_output=True, text=True, timeout=120)
     assert scaffold.returncode == 0, scaffold.stderr
-    assert (copy / "hallu_metrics" / "toyqa" / "__init__.py").is_file()
+    assert (copy / "hallu_metrics" / "benchmarks" / "toyqa" / "__init__.py").is_file()
     tests = [*CONTRACT_TESTS, *(["tests/test_toyqa_generator.py"] if "--generator" in flags else [])]
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "scaffolded_cases",
                           *tests], cwd=copy, env=env, capture_output=True, text=True, timeout=900)

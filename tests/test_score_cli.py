@@ -13,10 +13,10 @@ from pathlib import Path
 from support import run_cli, save_set, task_manager
 
 import hallu_metrics.registry  # noqa: F401  (builds every benchmark's checks)
-from hallu_metrics import halueval
-from hallu_metrics.judges.base import ALL_CHECKS
+from hallu_metrics.benchmarks import halueval
+from hallu_metrics.registry import ALL_CHECKS
 from hallubench.cli import main
-from hallubench.scoring import find_samples
+from hallubench.reporting.scoring import find_samples
 
 ROWS = [  # a unicode answer and a set without a difficulty for one question: the fingerprint must see both as stored
     {"id": "q0", "question": "What is the capital of France?", "answer": "Paris", "title": "France", "reference": "r",

@@ -6,8 +6,8 @@ import json
 import sqlite3
 from pathlib import Path
 
-from hallubench.backends import CallCache, ChatRequest, backend_spec, make_client
-from hallubench.specs import REDACTED, redact_known, remember_secret
+from hallubench.core.backends import CallCache, ChatRequest, backend_spec, make_client
+from hallubench.core.specs import REDACTED, redact_known, remember_secret
 
 KEY = "sk-test-0123456789abcdefghij"
 
@@ -60,7 +60,7 @@ def test_redact_known_touches_only_known_secrets():
 def test_an_error_body_is_redacted_before_it_is_cut():
     """A key that straddles the 200-character cut of an error body leaked its first characters when the body was
     cut first and redacted after."""
-    from hallubench.backends.openai_http import BODY_CHARS_IN_ERRORS, _start
+    from hallubench.core.backends.openai_http import BODY_CHARS_IN_ERRORS, _start
 
     body = ("e" * (BODY_CHARS_IN_ERRORS - 10) + KEY).encode()
     assert KEY[:10] not in _start(body, BODY_CHARS_IN_ERRORS, [KEY])

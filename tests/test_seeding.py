@@ -1,4 +1,5 @@
-"""One seeding helper (``hallubench.seeding``): every random choice of the project derives from the run's seed and the
+"""One seeding helper (``hallubench.core.seeding``): every random choice of the project derives from the run's seed and
+the
 decision's scope through it. Its streams are the ones the generators drew before it existed (a set made with a seed
 is remade byte for byte), and no package module seeds or draws randomness on its own."""
 
@@ -9,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.seeding import derived_seed, scope_key, seeded_rng
+from hallubench.core.seeding import derived_seed, scope_key, seeded_rng
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("hallubench", "hallu_metrics", "generators", "lm_eval_tasks")
-HELPER = ROOT / "hallubench" / "seeding.py"
+HELPER = ROOT / "hallubench" / "core" / "seeding.py"
 
 
 def draws(rng: random.Random) -> list[float]:
@@ -74,7 +75,7 @@ def _own_randomness(path: Path) -> list[str]:
 
 def test_no_module_seeds_randomness_on_its_own():
     own = {str(p.relative_to(ROOT)): hits for p in _package_modules() if (hits := _own_randomness(p))}
-    assert not own, f"use hallubench.seeding instead: {own}"
+    assert not own, f"use hallubench.core.seeding instead: {own}"
 
 
 def test_the_check_finds_an_ad_hoc_stream(tmp_path):

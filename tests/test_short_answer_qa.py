@@ -14,12 +14,12 @@ import datasets
 import pytest
 from support import task_manager, write_jsonl
 
-from hallu_metrics import popqa, simpleqa
 from hallu_metrics import short_answer_qa as qa
+from hallu_metrics.benchmarks import popqa, simpleqa
 from hallu_metrics.judges import JudgeSet, Verdict
 from hallu_metrics.pipeline import judge_responses
 from hallubench.cli import main
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 from hallubench_tasks.dataset_loading import load
 
 SHARED_CSV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "simpleqa" / "simple_qa_test_set.csv"
@@ -277,7 +277,7 @@ def test_lm_eval_runs_simpleqa_with_an_api_model(tmp_path, monkeypatch, loopback
 @needs_shared_csv
 def test_lm_eval_runs_simpleqa_with_smollm2(monkeypatch):
     """The same on the embedded SmolLM2 (hf backend, CPU, 32 new tokens) for 3 questions of the shared CSV."""
-    from hallubench.backends.hf_local import embedded_model_args
+    from hallubench.core.backends.hf_local import embedded_model_args
 
     monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
     simpleqa_run(SHARED_CSV, "hf", ",".join(f"{k}={v}" for k, v in embedded_model_args().items()),

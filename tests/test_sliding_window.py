@@ -9,7 +9,7 @@ import pytest
 
 from hallu_metrics.scorers.classifier import WindowedPairScorer
 from hallu_metrics.scorers.windows import PairLayout, Window, min_premise_room, plan_windows, segment_bounds
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 # [CLS]=101 premise [SEP]=102 hypothesis [SEP]=102, token types 0 then 1, as a BERT-style cross-encoder.
 CROSS = PairLayout(prefix=(101,), middle=(102,), suffix=(102,), prefix_types=(0,), middle_types=(0,),

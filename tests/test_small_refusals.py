@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from support import run_cli, save_set, write_jsonl
 
-from hallubench import cli
-from hallubench.judge_failures import failure_causes
-from hallubench.provenance import dataset_fingerprint
+from hallubench.core.provenance import dataset_fingerprint
+from hallubench.reporting.judge_failures import failure_causes
 
 ROWS = [{"id": f"q{i}", "question": f"Which river flows through Lyon {i}?", "answer": "Rhone", "title": "Lyon",
          "reference": "Lyon lies on the Rhone.", "difficulty": i} for i in range(3)]
@@ -72,7 +71,7 @@ def test_eval_trials_checks_every_set_before_the_first_run(tmp_path, monkeypatch
     parent = trials(tmp_path / "sets")
     damage(parent)
     runs = []
-    monkeypatch.setattr(cli, "run_lm_eval", lambda args: runs.append(args) or 0)
+    monkeypatch.setattr("hallubench.cli.eval.run_lm_eval", lambda args: runs.append(args) or 0)
     run = run_cli("eval", "--trials", parent, "--model", "dummy", "--tasks", "precisewikiqa",
                   "--output_path", tmp_path / "out")
     assert run.returncode == 2 and message in run.stderr and runs == []
@@ -81,7 +80,7 @@ def test_eval_trials_checks_every_set_before_the_first_run(tmp_path, monkeypatch
 def test_eval_trials_runs_each_trial_when_the_sets_are_intact(tmp_path, monkeypatch):
     parent = trials(tmp_path / "sets")
     runs = []
-    monkeypatch.setattr(cli, "run_lm_eval", lambda args: runs.append(args) or 0)
+    monkeypatch.setattr("hallubench.cli.eval.run_lm_eval", lambda args: runs.append(args) or 0)
     assert run_cli("eval", "--trials", parent, "--model", "dummy", "--tasks", "precisewikiqa",
                    "--output_path", tmp_path / "out").returncode == 0
     assert len(runs) == 2

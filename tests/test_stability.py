@@ -13,8 +13,8 @@ import pytest
 from support import run_cli, write_itis
 
 from hallubench.cli import main
-from hallubench.provenance import dataset_fingerprint
-from hallubench.stability import mcnemar_exact, trial_difference
+from hallubench.core.provenance import dataset_fingerprint
+from hallubench.reporting.stability import mcnemar_exact, trial_difference
 
 TASK = "mixedentities"
 KEY = "false_acceptance_rate,judged"
@@ -248,8 +248,8 @@ def test_generate_trials_overwrite_push_and_crash(tmp_path, capsys, monkeypatch)
 def test_eval_runs_lm_eval_once_per_trial_with_its_set(tmp_path, capsys, monkeypatch):
     parent = manifest(tmp_path / "sets", [4, 5])
     calls = []
-    monkeypatch.setattr("hallubench.cli.run_lm_eval", lambda args: calls.append(args) or 0)
-    monkeypatch.setattr("hallubench.stability.check_trial_set", lambda *args: None)  # sets: test_small_refusals.py
+    monkeypatch.setattr("hallubench.cli.eval.run_lm_eval", lambda args: calls.append(args) or 0)
+    monkeypatch.setattr("hallubench.cli.eval.check_trial_set", lambda *args: None)  # sets: test_small_refusals.py
     common = ["--model", "hf", "--tasks", TASK, "--metadata", '{"judge": "rule"}']
     assert main(["eval", "--trials", str(parent), *common, "--output_path", str(tmp_path / "out")]) == 0
     assert calls == [[*common, "--output_path", str(tmp_path / "out" / f"trial-{s}"), "--metadata",

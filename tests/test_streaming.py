@@ -8,11 +8,11 @@ import time
 
 from loopback import LoopbackChatServer
 
-from hallu_metrics import precisewikiqa
+from hallu_metrics.benchmarks import precisewikiqa
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.pipeline import judge_responses
-from hallubench.backends import CallCache
-from hallubench.backends.aio import in_cpu_lane
+from hallubench.core.backends import CallCache
+from hallubench.core.backends.aio import in_cpu_lane
 
 
 class Recorder:

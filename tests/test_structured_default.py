@@ -10,8 +10,8 @@ import pytest
 from loopback import LoopbackChatServer
 from support import run_cli, write_jsonl
 
-from hallu_metrics.anah.checks import REFERENCE
-from hallu_metrics.anah.prompts import NO_REFERENCE
+from hallu_metrics.benchmarks.anah.checks import REFERENCE
+from hallu_metrics.benchmarks.anah.prompts import NO_REFERENCE
 from hallu_metrics.longform.atomic_facts import ATOMIC_FACTS
 from hallu_metrics.longform.claims import CLAIM_EXTRACTION
 

@@ -5,8 +5,8 @@ import asyncio
 
 import pytest
 
-from hallu_metrics import longwiki as lw
-from hallu_metrics import wildhallucinations as wh
+from hallu_metrics.benchmarks import longwiki as lw
+from hallu_metrics.benchmarks import wildhallucinations as wh
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.longform.knowledge import write_store
 from hallu_metrics.longform.sentences import finished_sentences, split_sentences

@@ -16,11 +16,11 @@ import pytest
 from support import write_jsonl
 
 from hallubench.cli import main
-from hallubench.compare import FROM_DATASET
-from hallubench.errors import HallubenchError
-from hallubench.viewer import write_view
-from hallubench.viewer.items import find_sources, gather
-from hallubench.viewer.page import embed_json
+from hallubench.core.errors import HallubenchError
+from hallubench.reporting.compare import FROM_DATASET
+from hallubench.reporting.viewer import write_view
+from hallubench.reporting.viewer.items import find_sources, gather
+from hallubench.reporting.viewer.page import embed_json
 
 CHROMIUM = Path("/usr/bin/chromium")
 XSS = "<script>alert(1)</script> then </script><img src=x onerror=alert(2)> & \u2028 done"

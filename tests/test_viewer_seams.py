@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from support import run_cli, write_jsonl
 
-from hallu_metrics import anah, longwiki, precisewikiqa
+from hallu_metrics.benchmarks import anah, longwiki, precisewikiqa
+from hallu_metrics.benchmarks.precisewikiqa.checks import ABSTENTION, CORRECTNESS
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.pipeline import judge_responses
-from hallu_metrics.precisewikiqa.checks import ABSTENTION, CORRECTNESS
 
 DOCS = [{"id": f"p{i}", "question": q, "answer": a, "title": a, "reference": f"{a}.", "difficulty": i}
         for i, (q, a) in enumerate([("Which river flows through Aswan?", "Nile"),

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from loopback_pages import Route
 
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 from hallubench_generators.wildhallucinations.fetch import (
     USER_AGENT,
     Fetcher,

@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from hallu_metrics import wildhallucinations as wh
+from hallu_metrics.benchmarks import wildhallucinations as wh
+from hallu_metrics.benchmarks.wildhallucinations import evidence as wh_evidence
 from hallu_metrics.judges import JudgeSet
 from hallu_metrics.judges.base import Verdict
 from hallu_metrics.longform.embeddings import Embedder
-from hallu_metrics.wildhallucinations import evidence as wh_evidence
 
 PAGES = {
     "Lake Baikal": [
@@ -155,7 +155,7 @@ def test_pages_and_replies_of_any_size_or_encoding(monkeypatch):
 
 def test_bad_settings_are_one_line_errors():
     """An unknown retrieval method or a non-numeric top_k is a HallubenchError before any work."""
-    from hallubench.errors import HallubenchError
+    from hallubench.core.errors import HallubenchError
 
     with pytest.raises(HallubenchError, match="retrieval must be one of"):
         wh.EvidenceSettings.from_settings({"retrieval": "grep"})

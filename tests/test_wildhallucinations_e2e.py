@@ -10,9 +10,9 @@ import datasets
 import pytest
 from support import run_cli
 
-from hallu_metrics.wildhallucinations import BENCHMARK, QUESTION
-from hallubench.backends.hf_local import embedded_model_args
+from hallu_metrics.benchmarks.wildhallucinations import BENCHMARK, QUESTION
 from hallubench.cli import main
+from hallubench.core.backends.hf_local import embedded_model_args
 
 ENTITIES = [
     ("Lake Baikal", "geographic", 40.0, "https://en.wikipedia.org/wiki/Lake_Baikal",

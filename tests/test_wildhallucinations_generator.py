@@ -13,10 +13,10 @@ import datasets
 import pytest
 from loopback_pages import Route
 
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 from hallubench_generators import wildhallucinations as wh
 from hallubench_generators.cli import open_clients
-from hallubench_generators.publishing import save_test_set
+from hallubench_generators.common.publishing import save_test_set
 from hallubench_generators.wildhallucinations.categories import (
     CATEGORIES,
     TOPIC_TO_CATEGORY,

@@ -6,7 +6,7 @@ import math
 import pytest
 from support import evaluate_module
 
-from hallu_metrics.wildhallucinations import (
+from hallu_metrics.benchmarks.wildhallucinations import (
     BENCHMARK,
     is_wikipedia_url,
     length_penalty,

@@ -6,8 +6,8 @@ import pytest
 from support import task_manager
 from support import wildhallucinations_rows as rows
 
-from hallu_metrics.wildhallucinations import BENCHMARK, QUESTION
-from hallubench.errors import HallubenchError
+from hallu_metrics.benchmarks.wildhallucinations import BENCHMARK, QUESTION
+from hallubench.core.errors import HallubenchError
 from hallubench_generators.wildhallucinations import FEATURES
 from hallubench_tasks.dataset_loading import load
 

@@ -20,16 +20,16 @@ from typing import Any
 
 import datasets
 
-from hallu_metrics.faithfulness import RUBRIC_TASK, STEPS
-from hallubench.errors import HallubenchError
-from hallubench.seeding import seeded_rng
+from hallu_metrics.benchmarks.faithfulness import RUBRIC_TASK, STEPS
+from hallubench.core.errors import HallubenchError
+from hallubench.core.seeding import seeded_rng
+from hallubench_generators.common.protocol import sent
+from hallubench_generators.common.publishing import CardInfo
 from hallubench_generators.faithfulness.card import card_for
 from hallubench_generators.faithfulness.prompts import rewrite_request
 from hallubench_generators.faithfulness.rewrites import KINDS, Rewriter
 from hallubench_generators.faithfulness.rows import progression_rows, sentence_rows
 from hallubench_generators.faithfulness.source import Pair, read_pairs, read_table
-from hallubench_generators.protocol import sent
-from hallubench_generators.publishing import CardInfo
 
 PERTURBATIONS = ("llm", "rules")
 HELP = "Generate a faithfulness-scorer set: gold, intrinsic, extrinsic, progression"

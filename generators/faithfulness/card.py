@@ -6,8 +6,8 @@ import argparse
 from collections import Counter
 from typing import Any
 
-from hallu_metrics.faithfulness import TYPES
-from hallubench_generators.publishing import CardInfo, generation_date
+from hallu_metrics.benchmarks.faithfulness import TYPES
+from hallubench_generators.common.publishing import CardInfo, generation_date
 
 
 def card_for(rows: list[dict[str, Any]], args: argparse.Namespace, generator: str | None) -> CardInfo:

@@ -4,7 +4,7 @@ Appendix A.1."""
 
 from __future__ import annotations
 
-from hallubench.backends import ChatRequest
+from hallubench.core.backends import ChatRequest
 
 REWRITE_TOKENS = 160
 

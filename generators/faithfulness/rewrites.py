@@ -4,8 +4,8 @@ requests in ``prompts``) or by the documented rules of ``rules`` (the offline st
 from __future__ import annotations
 
 from hallu_metrics.longform.sentences import split_sentences
-from hallubench.backends import ModelClient
-from hallubench.seeding import seeded_rng
+from hallubench.core.backends import ModelClient
+from hallubench.core.seeding import seeded_rng
 from hallubench_generators.faithfulness.prompts import rewrite_request
 from hallubench_generators.faithfulness.rules import (
     Rewrite,

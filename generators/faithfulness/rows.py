@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hallu_metrics.faithfulness import STEPS, expected_score
-from hallubench.seeding import seeded_rng
+from hallu_metrics.benchmarks.faithfulness import STEPS, expected_score
+from hallubench.core.seeding import seeded_rng
 from hallubench_generators.faithfulness.rewrites import KINDS, Rewriter
 from hallubench_generators.faithfulness.source import Pair
 

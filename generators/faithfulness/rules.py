@@ -7,7 +7,7 @@
 - extrinsic (one piece of outside knowledge added): a sentence of an unrelated document appended to the
   sentence as a clause.
 
-Every choice is drawn from a ``random.Random`` the caller seeds per decision (``hallubench.seeding.seeded_rng``).
+Every choice is drawn from a ``random.Random`` the caller seeds per decision (``hallubench.core.seeding.seeded_rng``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 ENTITY_LABELS = ("PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",

@@ -9,7 +9,7 @@ from pathlib import Path
 import datasets
 
 from hallu_metrics.longform.sentences import split_sentences
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 
 @dataclass
@@ -36,7 +36,7 @@ def parse_columns(text: str | None) -> dict[str, str]:
 def read_table(location: str, revision: str | None = None) -> datasets.Dataset:
     """A JSON-lines/JSON-array/parquet/CSV file, a ``save_to_disk`` folder or a Hub id (``test`` split, else the
     first split)."""
-    from hallubench.sources.tables import read_json_records
+    from hallubench.core.official_files.tables import read_json_records
 
     path = Path(location).expanduser()
     try:

@@ -21,14 +21,14 @@ from typing import Any
 
 import datasets
 
-from hallu_metrics.halueval import TASKS
-from hallubench.backends import ModelClient
+from hallu_metrics.benchmarks.halueval import TASKS
+from hallubench.core.backends import ModelClient
+from hallubench_generators.common.protocol import sent
+from hallubench_generators.common.publishing import CardInfo
 from hallubench_generators.halueval.card import card_for
 from hallubench_generators.halueval.prompts import filter_request, sampling_request
 from hallubench_generators.halueval.sampling import PATTERN_MODES, SCHEMAS, Settings, generate
 from hallubench_generators.halueval.source import read_source
-from hallubench_generators.protocol import sent
-from hallubench_generators.publishing import CardInfo
 
 HELP = "Generate HaluEval qa/dialogue/summarization samples (sampling-then-filtering)"
 CLIENT_OPTION = "generator"  # the sampling model
@@ -96,7 +96,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args, client: ModelClient) -> tuple[list[dict], CardInfo]:
-    from hallubench.backends import CallCache, backend_spec, make_client
+    from hallubench.core.backends import CallCache, backend_spec, make_client
 
     settings = Settings(
         task=args.task,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hallu_metrics.halueval import TASKS
+from hallu_metrics.benchmarks.halueval import TASKS
+from hallubench_generators.common.publishing import CardInfo, generation_date
 from hallubench_generators.halueval.sampling import Settings
-from hallubench_generators.publishing import CardInfo, generation_date
 
 
 def card_for(

@@ -5,13 +5,22 @@ text with a hallucinated one, messages and decoding parameters."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-from hallu_metrics.halueval import Pattern, TaskSpec, with_article
-from hallubench.backends import ChatRequest
+from hallu_metrics.benchmarks.halueval import Pattern, TaskSpec, with_article
+from hallubench.core.backends import ChatRequest
 
-if TYPE_CHECKING:
-    from hallubench_generators.halueval.sampling import Settings
+
+@dataclass(frozen=True)
+class Settings:
+    """Sampling parameters (the paper: temperature 1, top_p 1, 256 tokens, all patterns shown)."""
+
+    task: str
+    n: int
+    seed: int
+    temperature: float = 1.0
+    max_tokens: int = 256
+    pattern_mode: str = "all"
 
 # The paper's sampling instructions limit the hallucinated text to about 5 more words than the right one
 # for QA (Table 2) and summarization (Table 12); the dialogue instruction (Table 11) has no such rule.

@@ -7,26 +7,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from hallu_metrics.halueval import TASKS, Pattern, TaskSpec
-from hallubench.backends import ModelClient
-from hallubench.errors import HallubenchError
-from hallubench.seeding import seeded_rng
-from hallubench_generators.halueval.prompts import filter_request, sampling_request
+from hallu_metrics.benchmarks.halueval import TASKS, Pattern, TaskSpec
+from hallubench.core.backends import ModelClient
+from hallubench.core.errors import HallubenchError
+from hallubench.core.seeding import seeded_rng
+from hallubench_generators.halueval.prompts import Settings, filter_request, sampling_request
 
 SCHEMAS = ("one-pass", "conversational")
 PATTERN_MODES = ("all", "single")
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Sampling parameters (the paper: temperature 1, top_p 1, 256 tokens, all patterns shown)."""
-
-    task: str
-    n: int
-    seed: int
-    temperature: float = 1.0
-    max_tokens: int = 256
-    pattern_mode: str = "all"
 
 
 @dataclass

@@ -3,8 +3,8 @@ JSON-array file whose columns ``--source-columns`` maps onto the task's official
 
 from __future__ import annotations
 
-from hallu_metrics.halueval import TASKS, TaskSpec
-from hallubench.errors import HallubenchError
+from hallu_metrics.benchmarks.halueval import TASKS, TaskSpec
+from hallubench.core.errors import HallubenchError
 
 
 def source_fields(spec: TaskSpec) -> tuple[str, ...]:
@@ -32,7 +32,7 @@ def parse_source_columns(text: str | None, spec: TaskSpec) -> dict[str, str]:
 def read_source(task: str, source: str, columns: str | None) -> list[dict[str, str]]:
     """Source records with the official field names: an official-format file or folder, ``official``
     (the GitHub file), or any JSON-lines / JSON-array file whose columns ``columns`` maps."""
-    from hallubench.sources.halueval import official_file, read_json_records
+    from hallubench.core.official_files.halueval import official_file, read_json_records
 
     spec = TASKS[task]
     mapping = parse_source_columns(columns, spec)

@@ -1,7 +1,8 @@
 """LongWiki test-set generator (HalluLens 3.2.2 "Test Prompt Generation").
 
 Pages of WikiRank levels 5-9 (the easier half of the 10 harmonic-centrality bins), N/5 prompts per level. One
-section of 500-750 tokens per page (``hallubench_generators.chunking``; the last section is dropped when a page has more
+section of 500-750 tokens per page (``hallubench_generators.common.chunking``; the last section is dropped when a page
+has more
 than two), drawn under the seed. A prompt-writer call (temperature 0.7, top_p 0.9) asks for a question grounded
 in the section that needs at least a paragraph, with the escape reply ``[NO QUESTION]``; an answerability call
 (greedy) writes a mock answer from the section alone. Rejected: the escape reply (the reference code forgets
@@ -26,14 +27,14 @@ from typing import Any
 
 import datasets
 
-from hallu_metrics.longwiki import BENCHMARK
-from hallubench.backends import ModelClient
-from hallubench.errors import HallubenchError
+from hallu_metrics.benchmarks.longwiki import BENCHMARK
+from hallubench.core.backends import ModelClient
+from hallubench.core.errors import HallubenchError
+from hallubench_generators.common.protocol import sent
+from hallubench_generators.common.publishing import CardInfo
 from hallubench_generators.longwiki.card import OFFLINE_WRITER, card_for
 from hallubench_generators.longwiki.pipeline import Settings, generate
 from hallubench_generators.longwiki.prompts import answer_request, prompt_request
-from hallubench_generators.protocol import sent
-from hallubench_generators.publishing import CardInfo
 
 HELP = "Generate a LongWiki prompt set (HalluLens 3.2)"
 CLIENT_OPTION = "generator"
@@ -55,7 +56,7 @@ def sent_prompts() -> dict[str, Any]:
 
 
 def add_arguments(parser) -> None:
-    from hallubench_generators.sources.articles import SOURCE_HELP
+    from hallubench_generators.common.articles import SOURCE_HELP
 
     parser.add_argument("--source", required=True, help=SOURCE_HELP)
     parser.add_argument("--n", type=int, required=True, help="prompts in the set (split evenly over levels 5-9)")
@@ -86,7 +87,7 @@ def _titles_in_store(knowledge: str, titles: list[str]) -> set[str]:
 
 
 def run(args, client: ModelClient | list) -> tuple[list[dict], CardInfo]:
-    from hallubench_generators.sources.articles import load_articles
+    from hallubench_generators.common.articles import load_articles
 
     offline = args.question_writer == "offline"
     if offline and args.generator:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import statistics
 
-from hallubench_generators.chunking import count_tokens
-from hallubench_generators.difficulty import Binning
+from hallubench_generators.common.articles import OFFLINE_SOURCE, LoadedSource
+from hallubench_generators.common.chunking import count_tokens
+from hallubench_generators.common.difficulty import Binning
+from hallubench_generators.common.publishing import CardInfo, generation_date
 from hallubench_generators.longwiki.pipeline import Report, Settings
-from hallubench_generators.publishing import CardInfo, generation_date
-from hallubench_generators.sources.articles import OFFLINE_SOURCE, LoadedSource
 
 OFFLINE_WRITER = "offline template (no LLM)"
 _OFFLINE_METHOD = (

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from hallubench_generators.chunking import split_sentences
+from hallubench_generators.common.chunking import split_sentences
+from hallubench_generators.common.question_checks import unresolved_reference
 from hallubench_generators.longwiki.prompts import NO_QUESTION
-from hallubench_generators.question_checks import unresolved_reference
 
 MIN_MOCK_SENTENCES = 4
 _LABEL = re.compile(r"^\s*(?:\*\*)?(?:question|q)\s*[:.)-]\s*(?:\*\*)?\s*", re.IGNORECASE)

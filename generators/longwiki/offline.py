@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hallubench_generators.chunking import split_sentences
+from hallubench_generators.common.chunking import split_sentences
 
 _DEFINITION = re.compile(r"\s(?:is|was|are|were)\s+(?P<predicate>(?:the|a|an)\s[^,;()]+)")
 _HEADING = re.compile(r"^#{2,}\s*(?P<heading>.+?)\s*$", re.MULTILINE)

@@ -7,16 +7,22 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from hallubench.backends import ModelClient
-from hallubench.errors import HallubenchError
-from hallubench.seeding import seeded_rng
-from hallubench_generators.chunking import chunk_article
-from hallubench_generators.difficulty import Binning, bin_by_centrality, binned_pools, load_centrality, split_quota
+from hallubench.core.backends import ModelClient
+from hallubench.core.errors import HallubenchError
+from hallubench.core.seeding import seeded_rng
+from hallubench_generators.common.articles import Article, LoadedSource
+from hallubench_generators.common.chunking import chunk_article
+from hallubench_generators.common.difficulty import (
+    Binning,
+    bin_by_centrality,
+    binned_pools,
+    load_centrality,
+    split_quota,
+)
+from hallubench_generators.common.quota_fill import PageQuestionSettings, QuotaReport, check_shortfall, fill_quotas
 from hallubench_generators.longwiki.checks import mock_answer_problem, parse_prompt
 from hallubench_generators.longwiki.offline import offline_prompt
 from hallubench_generators.longwiki.prompts import answer_request, prompt_request
-from hallubench_generators.quota_fill import PageQuestionSettings, QuotaReport, check_shortfall, fill_quotas
-from hallubench_generators.sources.articles import Article, LoadedSource
 
 N_BINS = 10
 LEVELS = (5, 6, 7, 8, 9)

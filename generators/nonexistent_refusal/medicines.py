@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 MAX_WORDS = 3
 KAGGLE_COLUMNS = ("name", "substitute0", "substitute1", "substitute2", "substitute3", "substitute4")

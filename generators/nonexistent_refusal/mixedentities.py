@@ -14,8 +14,9 @@ from typing import Any
 
 import datasets
 
-from hallubench.errors import HallubenchError
-from hallubench.seeding import seeded_rng
+from hallubench.core.errors import HallubenchError
+from hallubench.core.seeding import seeded_rng
+from hallubench_generators.common.publishing import CardInfo, generation_date
 from hallubench_generators.nonexistent_refusal import prompts as request_templates
 from hallubench_generators.nonexistent_refusal.medicines import MedicineNames, load_drug_ner, load_kaggle
 from hallubench_generators.nonexistent_refusal.prompts import render_prompt
@@ -25,7 +26,6 @@ from hallubench_generators.nonexistent_refusal.taxonomy import (
     NcbiTaxonomy,
     Taxonomy,
 )
-from hallubench_generators.publishing import CardInfo, generation_date
 
 HELP = "Generate a MixedEntities test set (HalluLens 3.3)"
 CLIENT_OPTION = None  # no model calls

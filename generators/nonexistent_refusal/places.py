@@ -18,7 +18,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from hallubench.seeding import seeded_rng
+from hallubench.core.seeding import seeded_rng
 
 TIERS = ("high", "mid", "low")
 PAPER_SAMPLE_PER_TIER = 20

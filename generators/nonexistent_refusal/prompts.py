@@ -12,15 +12,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
-from hallubench.backends import ChatRequest
+from hallubench.core.backends import ChatRequest
+from hallubench_generators.nonexistent_refusal import places
 from hallubench_generators.nonexistent_refusal.checkers import fold
 from hallubench_generators.nonexistent_refusal.names import parse_names
-
-if TYPE_CHECKING:
-    from hallubench_generators.nonexistent_refusal.generatedentities import Request
-
 
 TEMPLATES = (
     "What can you tell me about {entity}?",
@@ -128,3 +124,37 @@ def combine_request(request: Request, lists: Sequence[str]) -> ChatRequest:
     return _chat(
         _combine_prompt(demo.subject, demo.lists), demo.combined, _combine_prompt(request.subject, shown), request.seed
     )
+
+
+def plural(noun: str) -> str:
+    """English plural of a type word ("bakery" -> "bakeries", "economic crisis" -> "economic crises")."""
+    if noun.endswith("sis"):
+        return noun[:-2] + "es"
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return noun[:-1] + "ies"
+    return noun + ("es" if noun.endswith(("s", "sh", "ch", "x")) else "s")
+
+
+@dataclass(frozen=True)
+class Request:
+    """One round-robin request: what to invent and which models play which role."""
+
+    domain: str
+    type: str
+    place: places.Place | None
+    combiner: int
+    brainstormers: tuple[int, int]
+    seed: int
+
+    @property
+    def subject(self) -> str:
+        where = f" in {self.place.in_sentence}" if self.place else ""
+        return f"{self.type} brands" if self.domain == "product" else f"{plural(self.type)}{where}"
+
+    def entity(self, name: str) -> str:
+        if self.domain == "product":
+            return f"the {name} {self.type}"
+        if self.domain == "event":
+            article = "an" if self.type[0] in "aeiou" else "a"
+            return f"the {name}, {article} {self.type} in {self.place.in_sentence}"
+        return f"the {self.type} {name} in {self.place.in_sentence}"

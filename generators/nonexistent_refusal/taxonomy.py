@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 TAXON_DOMAINS = ("animal", "plant", "bacteria")
 BINOMIAL = re.compile(r"[A-Z][a-z]+ [a-z]+")

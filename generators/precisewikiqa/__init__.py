@@ -1,8 +1,8 @@
 """PreciseWikiQA test-set generator (HalluLens 3.1): pick pages per difficulty bin, pick one
 chunk, ask the generator for one short-answer question, answer it separately from the chunk
-alone, reject unanswerable / long answers and unusable items (hallubench_generators.question_checks), and top up
+alone, reject unanswerable / long answers and unusable items (hallubench_generators.common.question_checks), and top up
 each bin from further pages until its quota is met or the source runs out. ``--question-writer offline``
-replaces the LLM by template questions (hallubench_generators.offline_questions) for machines without one.
+replaces the LLM by template questions (hallubench_generators.common.offline_questions) for machines without one.
 
 Modules: ``prompts`` (the two requests), ``checks`` (reply readers), ``pipeline`` (bins, waves, rows), ``card``."""
 
@@ -12,14 +12,14 @@ from typing import Any
 
 import datasets
 
-from hallu_metrics.precisewikiqa import BENCHMARK
-from hallubench.backends import ModelClient
-from hallubench.errors import HallubenchError
+from hallu_metrics.benchmarks.precisewikiqa import BENCHMARK
+from hallubench.core.backends import ModelClient
+from hallubench.core.errors import HallubenchError
+from hallubench_generators.common.protocol import sent
+from hallubench_generators.common.publishing import CardInfo
 from hallubench_generators.precisewikiqa.card import OFFLINE_WRITER, card_for
 from hallubench_generators.precisewikiqa.pipeline import Settings, generate
 from hallubench_generators.precisewikiqa.prompts import answer_request, question_request
-from hallubench_generators.protocol import sent
-from hallubench_generators.publishing import CardInfo
 
 HELP = "Generate a PreciseWikiQA test set (HalluLens 3.1)"
 CLIENT_OPTION = "generator"  # the question writer; empty with --question-writer offline
@@ -40,7 +40,7 @@ def sent_prompts() -> dict[str, Any]:
 
 
 def add_arguments(parser) -> None:
-    from hallubench_generators.sources.articles import SOURCE_HELP
+    from hallubench_generators.common.articles import SOURCE_HELP
 
     parser.add_argument("--source", required=True, help=SOURCE_HELP)
     parser.add_argument("--n", type=int, required=True, help="questions in the set (split evenly over the bins)")
@@ -69,7 +69,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args, client: ModelClient | list) -> tuple[list[dict], CardInfo]:
-    from hallubench_generators.sources.articles import load_articles
+    from hallubench_generators.common.articles import load_articles
 
     offline = args.question_writer == "offline"
     if offline and args.generator:

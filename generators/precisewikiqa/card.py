@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import statistics
 
-from hallubench_generators.chunking import count_tokens
-from hallubench_generators.difficulty import Binning
+from hallubench_generators.common.articles import OFFLINE_SOURCE, LoadedSource
+from hallubench_generators.common.chunking import count_tokens
+from hallubench_generators.common.difficulty import Binning
+from hallubench_generators.common.publishing import CardInfo, generation_date
 from hallubench_generators.precisewikiqa.checks import MAX_ANSWER_WORDS
 from hallubench_generators.precisewikiqa.pipeline import Report, Settings
-from hallubench_generators.publishing import CardInfo, generation_date
-from hallubench_generators.sources.articles import OFFLINE_SOURCE, LoadedSource
 
-OFFLINE_WRITER = "offline templates (generators/offline_questions.py, no LLM)"
+OFFLINE_WRITER = "offline templates (generators/common/offline_questions.py, no LLM)"
 _FILTERS = (
     f"unanswerable, answers over {MAX_ANSWER_WORDS} words, questions that are not self-contained (refer to "
     "'the text' / 'this excerpt', a bare demonstrative, a pronoun before any name), questions that do not name "

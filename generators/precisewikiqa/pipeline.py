@@ -8,17 +8,23 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 
-from hallubench.backends import ModelClient
-from hallubench.errors import HallubenchError
-from hallubench.seeding import derived_seed, seeded_rng
-from hallubench_generators.chunking import chunk_article
-from hallubench_generators.difficulty import Binning, bin_by_centrality, binned_pools, load_centrality, split_quota
-from hallubench_generators.offline_questions import pick_question
+from hallubench.core.backends import ModelClient
+from hallubench.core.errors import HallubenchError
+from hallubench.core.seeding import derived_seed, seeded_rng
+from hallubench_generators.common.articles import Article, LoadedSource
+from hallubench_generators.common.chunking import chunk_article
+from hallubench_generators.common.difficulty import (
+    Binning,
+    bin_by_centrality,
+    binned_pools,
+    load_centrality,
+    split_quota,
+)
+from hallubench_generators.common.offline_questions import pick_question
+from hallubench_generators.common.question_checks import rejection_reason
+from hallubench_generators.common.quota_fill import PageQuestionSettings, QuotaReport, check_shortfall, fill_quotas
 from hallubench_generators.precisewikiqa.checks import parse_answer, parse_question
 from hallubench_generators.precisewikiqa.prompts import answer_request, question_request
-from hallubench_generators.question_checks import rejection_reason
-from hallubench_generators.quota_fill import PageQuestionSettings, QuotaReport, check_shortfall, fill_quotas
-from hallubench_generators.sources.articles import Article, LoadedSource
 
 N_BINS = 10
 
@@ -116,7 +122,7 @@ def _run_wave(wave: list[Candidate], client: ModelClient | None, settings: Setti
 
 
 def _write_offline(wave: list[Candidate], settings: Settings, report: Report) -> None:
-    """Template questions (hallubench_generators.offline_questions), one drawn per reference."""
+    """Template questions (hallubench_generators.common.offline_questions), one drawn per reference."""
     for cand in wave:
         rng = seeded_rng(settings.seed, "offline", cand.article.title)
         written = pick_question(cand.article.title, cand.reference, rng)

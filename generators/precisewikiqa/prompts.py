@@ -3,8 +3,8 @@ the answerability request (greedy), messages and decoding parameters."""
 
 from __future__ import annotations
 
-from hallubench.backends import ChatRequest
-from hallubench_generators.quota_fill import PageQuestionSettings
+from hallubench.core.backends import ChatRequest
+from hallubench_generators.common.quota_fill import PageQuestionSettings
 
 
 def _question_messages(title: str, reference: str) -> list[dict[str, str]]:

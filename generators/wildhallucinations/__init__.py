@@ -16,10 +16,10 @@ from typing import Any
 
 import datasets
 
-from hallubench.backends import ModelClient
-from hallubench.errors import HallubenchError
-from hallubench_generators.protocol import sent
-from hallubench_generators.publishing import CardInfo
+from hallubench.core.backends import ModelClient
+from hallubench.core.errors import HallubenchError
+from hallubench_generators.common.protocol import sent
+from hallubench_generators.common.publishing import CardInfo
 from hallubench_generators.wildhallucinations import card, pipeline
 from hallubench_generators.wildhallucinations.conversations import UserTurn, load_conversations
 from hallubench_generators.wildhallucinations.entities import load_excluded

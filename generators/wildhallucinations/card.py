@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from hallubench.backends import ModelClient
-from hallubench_generators.publishing import CardInfo, generation_date
+from hallubench.core.backends import ModelClient
+from hallubench_generators.common.publishing import CardInfo, generation_date
 from hallubench_generators.wildhallucinations.categories import CATEGORIES, TOPIC_TO_CATEGORY
 from hallubench_generators.wildhallucinations.conversations import ConversationSource
 from hallubench_generators.wildhallucinations.knowledge import KnowledgeSource

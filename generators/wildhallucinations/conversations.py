@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hallubench.errors import HallubenchError
-from hallubench.seeding import seeded_rng
+from hallubench.core.errors import HallubenchError
+from hallubench.core.seeding import seeded_rng
 
 ENGLISH = "English"
 MAX_TURN_CHARS = 4000  # a user turn is cut here before extraction (WildChat turns can hold whole files)

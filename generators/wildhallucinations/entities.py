@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from hallubench.backends import ModelClient
-from hallubench.errors import HallubenchError
+from hallubench.core.backends import ModelClient
+from hallubench.core.errors import HallubenchError
 from hallubench_generators.wildhallucinations.conversations import UserTurn
 from hallubench_generators.wildhallucinations.prompts import ambiguity_request, extract_request, verify_request
 

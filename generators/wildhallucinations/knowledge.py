@@ -25,7 +25,7 @@ from typing import Protocol
 
 from tqdm.auto import tqdm
 
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 from hallubench_generators.wildhallucinations.fetch import Fetcher, clean, verdict
 from hallubench_generators.wildhallucinations.search import TOP_K, WebSearch
 from hallubench_generators.wildhallucinations.webcache import Page

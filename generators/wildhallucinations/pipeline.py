@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from hallubench.backends import ModelClient
-from hallubench.errors import HallubenchError
-from hallubench.seeding import seeded_rng
-from hallubench_generators.sources.articles import OFFLINE_SOURCE, load_articles, offline_vital_entries
+from hallubench.core.backends import ModelClient
+from hallubench.core.errors import HallubenchError
+from hallubench.core.seeding import seeded_rng
+from hallubench_generators.common.articles import OFFLINE_SOURCE, load_articles, offline_vital_entries
 from hallubench_generators.wildhallucinations.categories import TOPIC_TO_CATEGORY, parse_category
 from hallubench_generators.wildhallucinations.conversations import ConversationSource
 from hallubench_generators.wildhallucinations.entities import (

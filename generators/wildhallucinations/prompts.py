@@ -4,7 +4,7 @@ the verifier's proper-noun and ambiguity questions (section 2.1), and the single
 
 from __future__ import annotations
 
-from hallubench.backends import ChatRequest
+from hallubench.core.backends import ChatRequest
 from hallubench_generators.wildhallucinations.categories import CATEGORIES
 from hallubench_generators.wildhallucinations.conversations import UserTurn
 

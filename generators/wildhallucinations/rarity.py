@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from hallubench.backends import backend_spec
-from hallubench.backends.hf_local import ALLOWED_KEYS, embedded_model_args
-from hallubench.errors import HallubenchError
+from hallubench.core.backends import backend_spec
+from hallubench.core.backends.hf_local import ALLOWED_KEYS, embedded_model_args
+from hallubench.core.errors import HallubenchError
 
 RARITY_KINDS = ("hf", "smollm2")
 MODEL_KEYS = ALLOWED_KEYS - {"trust_remote_code"}  # remote code is never run

@@ -17,7 +17,7 @@ from collections.abc import Callable
 import httpx
 import tenacity
 
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 from hallubench_generators.wildhallucinations.webcache import WebCache
 
 TOP_K = 10

@@ -10,7 +10,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from hallubench.backends.cache import default_cache_path
+from hallubench.core.backends.cache import default_cache_path
 
 
 def default_web_cache_path() -> Path:

@@ -10,7 +10,7 @@ from typing import Any
 from hallu_metrics.judges.base import Check, Judge, Verdict
 from hallu_metrics.judges.judge_set import JudgeSet
 from hallu_metrics.judges.kinds import public_spec
-from hallubench.backends.client import CALL_ROLE, CallStats
+from hallubench.core.backends.client import CALL_ROLE, CallStats
 
 PER_TOKENS = 1_000_000  # prices are USD per million tokens, as providers list them
 ALL_ROLES = "judge"  # a price under this role applies to every role without its own

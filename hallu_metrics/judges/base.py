@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from hallu_metrics.judges.structured import StructuredOutput
-from hallubench.backends.base import Message
+from hallubench.core.backends.base import Message
 
 Label = Any  # bool, str or a number, depending on the check
 
@@ -61,17 +61,6 @@ class Check:
     structured: StructuredOutput | None = None
     listed: Callable[[Label], list[str]] | None = None  # a one-text verdict as its items (agreement's claims kind)
     fields: tuple[str, ...] = ()  # the item's fields (what a judge template may insert), checked at every ask
-
-    def __post_init__(self) -> None:
-        ALL_CHECKS.append(self)
-
-
-ALL_CHECKS: list[Check] = []  # every check built so far (judge template files name checks of it)
-
-
-def check_names() -> set[str]:
-    """The names of every check built so far."""
-    return {check.name for check in ALL_CHECKS}
 
 
 class Judge(Protocol):

@@ -17,7 +17,7 @@ from typing import Any
 from hallu_metrics.contract import Benchmark
 from hallu_metrics.judges import llm
 from hallu_metrics.judges.base import Check
-from hallubench.provenance import prompts_hash
+from hallubench.core.provenance import prompts_hash
 
 _RENDER_ERRORS = (TypeError, KeyError, ValueError, AttributeError, IndexError)
 

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 
 from hallu_metrics.judges.base import Judge
 from hallu_metrics.judges.kinds import make_judge, public_spec
-from hallubench.backends import CallCache
-from hallubench.backends.budget import Budget
+from hallubench.core.backends import CallCache
+from hallubench.core.backends.budget import Budget
 
 
 class JudgeSet:
@@ -28,7 +28,7 @@ class JudgeSet:
         if "judge" not in specs:
             raise ValueError("a JudgeSet needs the 'judge' role")
         self.specs = dict(specs)
-        self.budget = budget  # the run's caps, shared by every judge's client (``hallubench.backends.budget``)
+        self.budget = budget  # the run's caps, shared by every judge's client (``hallubench.core.backends.budget``)
         self.retry_unparseable = retry_unparseable
         self.settings = dict(settings or {})
         self._cache = cache

@@ -22,13 +22,13 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hallu_metrics.judges.base import ALL_CHECKS, Check, Judge, Verdict, check_names
+from hallu_metrics.judges.base import Check, Judge, Verdict
 from hallu_metrics.judges.llm import LLMJudge
 from hallu_metrics.judges.templates import JudgeTemplates, load_templates
-from hallubench.backends import BACKEND_KINDS, OPENAI_KINDS, CallCache, make_client
-from hallubench.backends.aio import MicroBatcher
-from hallubench.errors import HallubenchError
-from hallubench.specs import Spec, parse_spec
+from hallubench.core.backends import BACKEND_KINDS, OPENAI_KINDS, CallCache, make_client
+from hallubench.core.backends.aio import MicroBatcher
+from hallubench.core.errors import HallubenchError
+from hallubench.core.specs import Spec, parse_spec
 
 SCORER_KINDS = ("hhem", "nli")
 
@@ -111,8 +111,9 @@ def _structured_mode(value: object, kind: str) -> str:
     return mode
 
 
-def _llm_options(spec: str) -> tuple[Spec, str, JudgeTemplates | None, str]:
-    """(backend spec, structured, templates, public spec with the options) of an LLM judge spec."""
+def _llm_options(spec: str, checks: Sequence[Check] | None = None) -> tuple[Spec, str, JudgeTemplates | None, str]:
+    """(backend spec, structured, templates, public spec with the options) of an LLM judge spec; with ``checks`` (the
+    checks the judge may be asked: the caller's benchmarks'), a template file is checked against them."""
     parsed = parse_spec(spec, BACKEND_KINDS)
     backend_args = {k: v for k, v in parsed.args.items() if k not in JUDGE_OPTIONS}
     structured = _structured_mode(parsed.args.get("structured"), parsed.kind)
@@ -123,11 +124,10 @@ def _llm_options(spec: str) -> tuple[Spec, str, JudgeTemplates | None, str]:
     templates = None
     if "template" in parsed.args:
         templates = load_templates(str(parsed.args["template"]))
-        import hallu_metrics.registry  # noqa: F401  (builds every benchmark's checks, so their names are known)
-
-        templates.check_names(check_names())
-        templates.check_fields(ALL_CHECKS)  # an unknown {field} is refused now, not after generation
-        templates.warn_raw_fields(ALL_CHECKS)
+        if checks is not None:
+            templates.check_names(check.name for check in checks)
+            templates.check_fields(checks)  # an unknown {field} is refused now, not after generation
+            templates.warn_raw_fields(checks)
     backend = Spec(parsed.kind, backend_args)
     stated = [f"structured={structured}"] if "structured" in parsed.args and structured != "auto" else []
     options = stated + ([f"template={templates.public}"] if templates else [])
@@ -178,11 +178,13 @@ def public_spec(spec: str) -> str:
     return parse_spec(spec.strip(), (kind,)).public()
 
 
-def check_judge_spec(spec: str, reach_timeout: float | None = None) -> None:
+def check_judge_spec(spec: str, reach_timeout: float | None = None, checks: Sequence[Check] = ()) -> None:
     """Validate a whole judge spec without building its judge (no model loads, no call): kind, keys, values and
-    judge options; with ``reach_timeout``, also that an ``openai:`` judge's servers answer. Classifier specs are
+    judge options, a template file against ``checks`` (the checks it may name: the registry's, from the caller; the
+    judge layer knows no benchmark); with ``reach_timeout``, also that an ``openai:`` judge's servers answer.
+    Classifier specs are
     checked for their kind and pair syntax here; their keys when the scorer loads."""
-    from hallubench.backends.hf_local import HFLocalBackend, embedded_model_args
+    from hallubench.core.backends.hf_local import HFLocalBackend, embedded_model_args
 
     kind = judge_kind(spec)
     if kind in ("none", "rule"):
@@ -190,9 +192,9 @@ def check_judge_spec(spec: str, reach_timeout: float | None = None) -> None:
     if kind in SCORER_KINDS:
         parse_spec(spec.strip(), SCORER_KINDS)
         return
-    backend = _llm_options(spec.strip())[0]
+    backend = _llm_options(spec.strip(), checks)[0]
     if backend.kind == "openai":
-        from hallubench.backends.openai_http import OpenAIChatBackend  # httpx: only for an openai judge
+        from hallubench.core.backends.openai_http import OpenAIChatBackend  # httpx: only for an openai judge
 
         server = OpenAIChatBackend.from_args(backend.args)
         try:
@@ -201,7 +203,7 @@ def check_judge_spec(spec: str, reach_timeout: float | None = None) -> None:
         finally:
             server.close()
     elif backend.kind == "openai-batch":
-        from hallubench.backends.openai_batch import OpenAIBatchBackend
+        from hallubench.core.backends.openai_batch import OpenAIBatchBackend
 
         batch = OpenAIBatchBackend.from_args(backend.args, None)
         try:

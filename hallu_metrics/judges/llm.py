@@ -10,9 +10,9 @@ from typing import Any
 
 from hallu_metrics.judges.base import Check, Verdict
 from hallu_metrics.judges.templates import JudgeTemplates
-from hallubench.backends import ChatRequest, ModelClient
-from hallubench.backends.base import Message
-from hallubench.specs import redact
+from hallubench.core.backends import ChatRequest, ModelClient
+from hallubench.core.backends.base import Message
+from hallubench.core.specs import redact
 
 TEMPERATURE = 0.0  # judges decode greedily
 

@@ -27,8 +27,8 @@ import yaml
 
 from hallu_metrics.judges.base import Check
 from hallu_metrics.judges.prompts import data_block
-from hallubench.backends.base import Message
-from hallubench.errors import HallubenchError
+from hallubench.core.backends.base import Message
+from hallubench.core.errors import HallubenchError
 
 _BLOCK = re.compile(r"<<<BEGIN (?P<name>[A-Z0-9 _]+?)(?: #\w+)?>>>\n(?P<body>.*?)\n<<<END (?P=name)(?: #\w+)?>>>",
                     re.DOTALL)

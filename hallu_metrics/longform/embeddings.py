@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from hallu_metrics.longform.sqlite_util import chunks
-from hallubench.errors import HallubenchError, sqlite_errors
+from hallubench.core.errors import HallubenchError, sqlite_errors
 
 OFFLINE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 OFFLINE_SPEC = "minilm"
@@ -79,7 +79,7 @@ def embedder_from_spec(spec: str, device: str | None = None) -> Embedder:
 
 def default_embedding_cache_path() -> Path:
     """``passage_embeddings.sqlite`` next to the model-call cache (``$HALLUBENCH_CACHE``'s folder)."""
-    from hallubench.backends.cache import default_cache_path
+    from hallubench.core.backends.cache import default_cache_path
 
     return default_cache_path().parent / "passage_embeddings.sqlite"
 

@@ -14,7 +14,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 NER = Callable[[str], list[str]]
 NAME_LABELS = frozenset(

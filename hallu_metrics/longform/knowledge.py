@@ -27,7 +27,7 @@ from hallu_metrics.longform.passages import (
 )
 from hallu_metrics.longform.sqlite_util import ThreadConnections, atomic_sqlite, check_replaceable_store
 from hallu_metrics.longform.title_index import TitleIndex, default_index_path
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 SEPARATOR = "####SPECIAL####SEPARATOR####"  # FActScore's SPECIAL_SEPARATOR (factscore/retrieval.py)
 STORE_FILENAME = "knowledge.db"  # the file ``hallubench knowledge build --out DIR`` writes inside DIR

@@ -30,8 +30,8 @@ from hallu_metrics.longform.passages import (
     cut_passages,
     page_passages,
 )
-from hallubench.backends.aio import MicroBatcher
-from hallubench.errors import HallubenchError
+from hallubench.core.backends.aio import MicroBatcher
+from hallubench.core.errors import HallubenchError
 
 TOP_K = 5
 METHODS = ("embedding", "bm25")

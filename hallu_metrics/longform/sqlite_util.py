@@ -9,8 +9,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from hallubench.errors import HallubenchError
-from hallubench.outputs import SQLITE_APPLICATION_ID, hidden_sibling, remove_stale_temporaries, sqlite_application_id
+from hallubench.core.errors import HallubenchError
+from hallubench.core.outputs import (
+    SQLITE_APPLICATION_ID,
+    hidden_sibling,
+    remove_stale_temporaries,
+    sqlite_application_id,
+)
 
 
 class ThreadConnections:

@@ -27,7 +27,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from hallu_metrics.longform.sqlite_util import ThreadConnections, atomic_sqlite, chunks
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 INDEX_SUFFIX = ".titles.fts.sqlite"
 MIN_SUBSTRING_CHARS = 3  # the trigram tokenizer cannot use its index for shorter strings
@@ -47,7 +47,7 @@ def default_index_path(db_path: Path) -> Path:
     beside = db_path.with_name(db_path.name + INDEX_SUFFIX)
     if beside.is_file() or os.access(db_path.parent, os.W_OK):
         return beside
-    from hallubench.backends.cache import default_cache_path
+    from hallubench.core.backends.cache import default_cache_path
 
     digest = hashlib.sha256(str(db_path.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return default_cache_path().parent / "title_indexes" / f"{digest}-{db_path.name}{INDEX_SUFFIX}"

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from tqdm.auto import tqdm
 
 from hallu_metrics.scorers.windows import Coverage, PairLayout, Window, check_fits, coverage, plan_windows
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 logger = logging.getLogger(__name__)
 

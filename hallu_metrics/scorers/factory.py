@@ -18,7 +18,7 @@ from hallu_metrics.scorers.hhem import (
     load_hhem_2_1,
     load_sequence_classifier,
 )
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 SPEC_KEYS = (
     "model", "revision", "kind", "window", "overlap", "max_length", "batch_size", "device",

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hallu_metrics.scorers.classifier import TorchPairModel, WindowedPairScorer, layout_from_tokenizer
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 HHEM_MODEL_ID = "vectara/hallucination_evaluation_model"
 # Pinned Hub commits; update them (and docs/faithfulness.md) when Vectara publishes a new HHEM.

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 
 @dataclass(frozen=True)

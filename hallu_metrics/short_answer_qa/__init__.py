@@ -1,6 +1,7 @@
 """Short-answer QA graded three ways, SimpleQA style (Wei et al., 2024; HalluLens section 5.2): one grader call
 labels a reply CORRECT (A), INCORRECT (B) or NOT_ATTEMPTED (C) against the gold answer(s). Shared by
-``simpleqa_hallu`` and ``popqa_hallu`` (packages ``hallu_metrics.simpleqa`` and ``hallu_metrics.popqa``, which
+``simpleqa_hallu`` and ``popqa_hallu`` (packages ``hallu_metrics.benchmarks.simpleqa`` and
+``hallu_metrics.benchmarks.popqa``, which
 declare the benchmarks and load their data); HalluLens re-reads the grades as hallucination rates:
 
 - ``hallucination_rate`` = incorrect / attempted (the inverse of SimpleQA's "correct given attempted");

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 
 from hallu_metrics.judges.kinds import JUDGE_KINDS
 from hallu_metrics.judges.llm import LLMJudge
-from hallubench.backends import CallCache, ChatRequest, ModelClient
-from hallubench.backends.base import Completion, Usage
-from hallubench.errors import HallubenchError
-from hallubench.specs import check_keys, parse_spec
+from hallubench.core.backends import CallCache, ChatRequest, ModelClient
+from hallubench.core.backends.base import Completion, Usage
+from hallubench.core.errors import HallubenchError
+from hallubench.core.specs import check_keys, parse_spec
 
 KIND = "inspect"
 DEFAULT_ROLE = "grader"

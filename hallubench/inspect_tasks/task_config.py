@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 from hallubench_tasks import TASKS_DIR
 
 

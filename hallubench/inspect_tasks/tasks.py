@@ -23,12 +23,12 @@ from hallu_metrics.judges.fingerprint import judge_prompts_hash
 from hallu_metrics.judges.kinds import check_judge_spec, judge_kind, public_spec
 from hallu_metrics.registry import TASKS, benchmark_for_task
 from hallu_metrics.settings import RunSettings, resolve_settings, setting_keys
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
+from hallubench.core.provenance import dataset_fingerprint
+from hallubench.core.specs import redact_known
 from hallubench.inspect_tasks import DATASET_KEY, SETTINGS_KEY, grader
 from hallubench.inspect_tasks.judging import epoch_mean, judge_scorer
 from hallubench.inspect_tasks.task_config import task_config
-from hallubench.provenance import dataset_fingerprint
-from hallubench.specs import redact_known
 from hallubench_tasks.dataset_loading import load
 from hallubench_tasks.settings import PROBE_TIMEOUT_KEY, probe_timeout
 

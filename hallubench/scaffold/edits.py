@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 
 
 def _find(text: str, anchor: str, path: str, start: int = 0) -> int:

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 # piece -> path pattern, relative to the repository root ({name}: the benchmark, {family}: its task family).
 PIECES: dict[str, str] = {
-    "declaration": "hallu_metrics/{name}/__init__.py",
-    "prompts": "hallu_metrics/{name}/prompts.py",
-    "checks": "hallu_metrics/{name}/checks.py",
-    "readers": "hallu_metrics/{name}/readers.py",
-    "chain": "hallu_metrics/{name}/chain.py",
-    "metrics": "hallu_metrics/{name}/metrics.py",
-    "evaluate": "hallu_metrics/{name}/{name}/{name}.py",
-    "labels": "hallu_metrics/{name}/labels/{name}_grade.jsonl",
-    "provenance": "hallu_metrics/{name}/labels/provenance.yaml",
+    "declaration": "hallu_metrics/benchmarks/{name}/__init__.py",
+    "prompts": "hallu_metrics/benchmarks/{name}/prompts.py",
+    "checks": "hallu_metrics/benchmarks/{name}/checks.py",
+    "readers": "hallu_metrics/benchmarks/{name}/readers.py",
+    "chain": "hallu_metrics/benchmarks/{name}/chain.py",
+    "metrics": "hallu_metrics/benchmarks/{name}/metrics.py",
+    "evaluate": "hallu_metrics/benchmarks/{name}/{name}/{name}.py",
+    "labels": "hallu_metrics/benchmarks/{name}/labels/{name}_grade.jsonl",
+    "provenance": "hallu_metrics/benchmarks/{name}/labels/provenance.yaml",
     "task_yaml": "lm_eval_tasks/{family}/{name}.yaml",
     "family_readme": "lm_eval_tasks/{family}/README.md",
     "group_yaml": "lm_eval_tasks/{family}/_{family}.yaml",  # a new family's; an existing one's is found in its folder
@@ -35,18 +35,18 @@ PIECES: dict[str, str] = {
 
 # template placeholder -> the import path it stands for ({name}: the benchmark).
 IMPORTS: dict[str, str] = {
-    "package": "hallu_metrics.{name}",
+    "package": "hallu_metrics.benchmarks.{name}",
     "generator_package": "hallubench_generators.{name}",
     "metrics_root": "hallu_metrics",
     "contract": "hallu_metrics.contract",
     "judges": "hallu_metrics.judges",
     "evaluate_metrics": "hallu_metrics.evaluate_metrics",
-    "backends": "hallubench.backends",
-    "errors": "hallubench.errors",
-    "seeding": "hallubench.seeding",
-    "tables": "hallubench.sources.tables",
-    "protocol": "hallubench_generators.protocol",
-    "publishing": "hallubench_generators.publishing",
+    "backends": "hallubench.core.backends",
+    "errors": "hallubench.core.errors",
+    "seeding": "hallubench.core.seeding",
+    "tables": "hallubench.core.official_files.tables",
+    "protocol": "hallubench_generators.common.protocol",
+    "publishing": "hallubench_generators.common.publishing",
 }
 
 

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import yaml
 
-from hallubench.errors import HallubenchError
+from hallubench.core.errors import HallubenchError
 from hallubench.scaffold.layout import PIECES, piece_path
 
 _IDENTIFIER = re.compile(r"[a-z][a-z0-9_]*")
 _FOLDER_PIECES = ("declaration", "generator", "docs_page", "task_yaml")
+SHARED_FOLDERS = ("hallu_metrics", "generators")  # beside benchmarks/ and the generators: shared layers and modules
 
 
 class LooseLoader(yaml.SafeLoader):
@@ -55,6 +56,10 @@ def check_new_name(root: Path, name: str, family: str) -> None:
         if taken.exists() or (PIECES[piece].endswith("/__init__.py") and taken.parent.exists()):
             shown = taken.parent if taken.name == "__init__.py" else taken
             raise HallubenchError(f"{name!r} exists: {shown.relative_to(root)}")
+    for layer in SHARED_FOLDERS:  # a shared layer's or a top-level module's name: `hallu_metrics.longform`, ...
+        for taken in (root / layer / name, root / layer / f"{name}.py"):
+            if taken.exists():
+                raise HallubenchError(f"{name!r} exists: {taken.relative_to(root)}")
     if name in GENERATORS or name in module_names():
         raise HallubenchError(f"{name!r} is already a generator or an evaluate module of hallubench")
     declared = lm_eval_names(root / piece_path("task_families", name, family))

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import yaml
 
-from hallubench.errors import HallubenchError
-from hallubench.outputs import write_text_atomic
+from hallubench.core.errors import HallubenchError
+from hallubench.core.outputs import write_text_atomic
 from hallubench.scaffold import edits
 from hallubench.scaffold.layout import IMPORTS, import_paths, piece_path
 from hallubench.scaffold.names import LooseLoader

@@ -1,0 +1,2 @@
+"""Helpers the generators share: the generator protocol, article sources, publishing, question checks, chunking,
+difficulty bins, quota filling."""

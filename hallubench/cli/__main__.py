@@ -1,0 +1,7 @@
+"""``python -m hallubench.cli``."""
+
+import sys
+
+from hallubench.cli import main
+
+sys.exit(main())
