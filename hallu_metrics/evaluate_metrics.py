@@ -1,4 +1,4 @@
-"""hallubench's metrics as Hugging Face ``evaluate`` modules (``hallu_metrics/<benchmark>/<name>/<name>.py``,
+"""hallubench's metrics as Hugging Face ``evaluate`` modules (``hallu_metrics/benchmarks/<benchmark>/<name>/<name>.py``,
 each inside the package of the benchmark it serves)::
 
     import evaluate

@@ -4,9 +4,9 @@ written and labelled by the maintainers with an AI coding assistant, not by inde
 whether a judge follows the rule, not a human-agreement figure like the papers' (HalluLens sections 3.1.2, 3.3.2,
 9.2; WildHallucinations Appendix A); the user's own human labels (``hallubench agreement --labels``) give that.
 
-Layout: ``hallu_metrics/<benchmark package>/labels/<check>.jsonl`` plus one ``labels/provenance.yaml`` per package,
-mapping each check to ``benchmarks`` (the benchmark names it serves), ``role`` (the judge role that answers it),
-``kind`` (``categorical`` / ``numeric`` / ``claims``), the provenance (``labelled_by``, ``method``, ``timing``,
+Layout: ``hallu_metrics/benchmarks/<benchmark package>/labels/<check>.jsonl`` plus one ``labels/provenance.yaml`` per
+package, mapping each check to ``benchmarks`` (the benchmark names it serves), ``role`` (the judge role that answers
+it), ``kind`` (``categorical`` / ``numeric`` / ``claims``), the provenance (``labelled_by``, ``method``, ``timing``,
 ``items_from``) and ``paper_figure`` (``{value, metric, source}`` or null). Each record of a set holds the fields
 its check reads, ``label`` (the verdict in the check's own terms), ``split`` (``tuning``: seen while rules or
 prompts were written; ``holdout``: not) and ``source`` (where the item came from).

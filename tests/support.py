@@ -241,3 +241,20 @@ def write_itis(path: Path, taxa: list[tuple[int, int, str]]) -> Path:
     db.close()
     return path
 
+
+def precisewikiqa_chat(answers: Mapping[str, tuple[str, str]]) -> Callable[[list[dict]], str]:
+    """A loopback chat model playing both sides of a PreciseWikiQA run: as the model under test it answers each
+    question of ``answers`` (question -> (gold, reply)); as the judge it answers the abstention and correctness
+    prompts the way chat models do (markdown around the JSON, a sentence before a fenced verdict). "I don't know,
+    sorry." abstains; a reply naming Marlowe is incorrect."""
+
+    def reply(messages: list[dict]) -> str:
+        system, last = messages[0]["content"], messages[-1]["content"]
+        if "is_abstaining" in system:
+            return '**Judgement:** {"is_abstaining": %s}' % ("true" if "I don't know, sorry." in last else "false")
+        if "Grade a chatbot" in last:
+            verdict = "INCORRECT" if "Marlowe" in last else "CORRECT"
+            return f'The chatbot answer was compared with the reference.\n\n```json\n{{"verdict": "{verdict}"}}\n```'
+        return answers[last][1]
+
+    return reply

@@ -11,7 +11,7 @@ import sys
 import time
 
 import pytest
-from support import run_cli, save_set
+from support import precisewikiqa_chat, run_cli, save_set
 
 from hallubench.reporting.jobs import results_files
 
@@ -20,16 +20,7 @@ QUESTIONS = {"What is the capital of France?": ("Paris", "It is Paris."),
              "What is the chemical symbol of gold?": ("Au", "I don't know, sorry."),
              "Who painted the Mona Lisa?": ("Leonardo da Vinci", "Leonardo da Vinci painted it.")}
 
-
-def reply(messages):
-    """The model under test answers; as judge it grades the way chat models reply (markdown around the JSON)."""
-    system, last = messages[0]["content"], messages[-1]["content"]
-    if "is_abstaining" in system:
-        return '**Judgement:** {"is_abstaining": %s}' % ("true" if "I don't know, sorry." in last else "false")
-    if "Grade a chatbot" in last:
-        verdict = "INCORRECT" if "Marlowe" in last else "CORRECT"
-        return f'Compared with the reference.\n\n```json\n{{"verdict": "{verdict}"}}\n```'
-    return QUESTIONS[last][1]
+reply = precisewikiqa_chat(QUESTIONS)
 
 
 def write_lists(tmp_path, models, sets):

@@ -9,7 +9,7 @@ import sys
 
 import datasets
 from loopback import rough_usage
-from support import run_cli
+from support import precisewikiqa_chat, run_cli
 from test_inspect_tasks import inspect_metrics, mock_model, run_inspect
 
 from hallu_metrics.benchmarks.precisewikiqa import BENCHMARK
@@ -19,16 +19,7 @@ ANSWERS = {"What is the capital of France?": ("Paris", "Paris."),
            "Who wrote Hamlet?": ("William Shakespeare", "Christopher Marlowe wrote it."),
            "What is the chemical symbol of gold?": ("Au", "I don't know, sorry.")}
 
-
-def reply(messages):
-    """The model under test answers the questions; as judge it grades in the shapes real chat models use."""
-    system, last = messages[0]["content"], messages[-1]["content"]
-    if "is_abstaining" in system:
-        return '**Judgement:** {"is_abstaining": %s}' % ("true" if "I don't know, sorry." in last else "false")
-    if "Grade a chatbot" in last:
-        verdict = "INCORRECT" if "Marlowe" in last else "CORRECT"
-        return f'The chatbot answer was compared with the reference.\n\n```json\n{{"verdict": "{verdict}"}}\n```'
-    return ANSWERS[last][1]
+reply = precisewikiqa_chat(ANSWERS)
 
 
 def test_local_chat_completions_then_score_agree(tmp_path, monkeypatch, loopback_servers):

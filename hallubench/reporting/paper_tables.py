@@ -1,7 +1,8 @@
 """``hallubench report --paper BENCH [RESULTS...]``: a paper's published table for a benchmark, with the user's own
 results for the same models beside it, so that a setup can be checked against the paper.
 
-The published figures ship as package data, one ``hallu_metrics/<package>/published.yaml`` per benchmark package
+The published figures ship as package data, one ``hallu_metrics/benchmarks/<package>/published.yaml`` per benchmark
+package
 (copied from the papers' text, each table with its source table/section, the paper's settings and each column's
 hallubench metric). A user's row sits beside a paper row only when the two model names are the same model: names
 are compared after :func:`model_key` (case, org prefix, separators, version punctuation, GGUF quantisation suffix)
@@ -184,7 +185,7 @@ def _published() -> dict[str, list[PaperTable]]:
         source = folder / DATA_FILE
         if not source.is_file():
             continue
-        where = f"hallu_metrics/{folder.name}/{DATA_FILE}"
+        where = f"hallu_metrics/benchmarks/{folder.name}/{DATA_FILE}"
         data = yaml.safe_load(source.read_text(encoding="utf-8"))
         error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(_SCHEMA).iter_errors(data))
         if error is not None:
