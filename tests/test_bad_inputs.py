@@ -6,6 +6,7 @@ is left behind (or changed) in the working folder."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import socket
 from pathlib import Path
@@ -31,7 +32,8 @@ SCORE = ["score", "--task", "precisewikiqa", "--samples"]
 
 
 def spec_row(spec: str, fragment: str):
-    return pytest.param([*GENERATE, "--generator", spec], 2, fragment, id=spec.split(":", 1)[-1][:60])
+    shown = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", spec.split(":", 1)[-1])  # one id in every process (xdist)
+    return pytest.param([*GENERATE, "--generator", spec], 2, fragment, id=shown[:60])
 
 
 def make_inputs(work: Path) -> None:
