@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,14 +22,25 @@ def key_value(text: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
-def share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {text!r}")
-    return value
+def _bounded(convert: Callable[[str], float], what: str, low: float = 0.0,
+             high: float = math.inf) -> Callable[[str], float]:
+    """An argparse type: ``convert(text)`` between ``low`` and ``high``, else one line saying what was expected."""
+
+    def parse(text: str) -> float:
+        try:
+            value = convert(text)
+        except ValueError:
+            value = math.nan
+        if not low <= value <= high:  # NaN and infinities fail too
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+
+    return parse
+
+
+share = _bounded(float, "a share between 0 and 1", high=1.0)
+usd = _bounded(float, "US dollars, 0 or more (e.g. 5 or 0.50)", high=1e12)
+call_count = _bounded(int, "a whole number of calls, 0 or more")
 
 
 def judge_role(text: str) -> tuple[str, str]:
@@ -71,30 +83,10 @@ def settings_flags(args: argparse.Namespace) -> dict[str, str]:
     return flags
 
 
-def _usd(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected US dollars, e.g. 5 or 0.50, got {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected US dollars, 0 or more, got {text!r}")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of calls, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number of calls, 0 or more, got {text!r}")
-    return value
-
-
 def add_cap_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--max-cost", type=_usd, metavar="USD",
+    parser.add_argument("--max-cost", type=usd, metavar="USD",
                         help="refuse a run whose planned judge cost exceeds USD, and stop judging before the new calls "
                         "(cache hits are free) would pass it; needs prices (--price / --price-file; docs/cost.md)")
-    parser.add_argument("--max-calls", type=_count, metavar="N",
+    parser.add_argument("--max-calls", type=call_count, metavar="N",
                         help="refuse a run whose planned judge calls exceed N, and stop judging before the N+1st new "
                         "call; the verdicts so far are kept (result and cache)")
