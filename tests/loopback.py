@@ -101,7 +101,10 @@ class LoopbackChatServer:
                 time.sleep(server.latency(messages) if callable(server.latency) else server.latency)
                 text = server.reply(messages)
                 prompt, completion = server.usage(messages, text)
-                payload = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+                payload = {"id": f"chatcmpl-{len(server.requests)}", "object": "chat.completion",
+                           "created": int(time.time()), "model": body.get("model", ""),
+                           "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                        "finish_reason": "stop"}],
                            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                                      "total_tokens": prompt + completion,
                                      "prompt_tokens_details": {"cached_tokens": cached}}}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.metadata
 import inspect
 import json
+import os
 import re
 import subprocess
 import sys
@@ -18,8 +19,9 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
-from support import run_cli, save_set
+from support import precisewikiqa_chat, run_cli, save_set
 
 from hallu_metrics.registry import BENCHMARKS, TASKS
 from hallu_metrics.settings import setting_keys
@@ -284,6 +286,45 @@ def test_epochs_average_each_samples_defined_values(tmp_path, tiny_set):
     assert values["false_refusal_rate"] == pytest.approx((0 + 0.5 + 1 + 0) / 4)
     first = score_log(log, "precisewikiqa", tmp_path)
     assert first["n"] == 4 and first["false_refusal_rate"] == 0.25
+
+
+# ---------------------------------------------------------------- the command line with an OpenAI-compatible model
+
+CLI_QUESTIONS = {"What is the capital of France?": ("Paris", "It is Paris."),
+                 "Who wrote Hamlet?": ("William Shakespeare", "Christopher Marlowe wrote it."),
+                 "What is the chemical symbol of gold?": ("Au", "I don't know, sorry."),
+                 "Who painted the Mona Lisa?": ("Leonardo da Vinci", "Leonardo da Vinci painted it.")}
+cli_chat = precisewikiqa_chat(CLI_QUESTIONS)
+
+
+@pytest.mark.slow
+def test_the_inspect_command_runs_a_loopback_openai_compatible_model_offline(tmp_path, loopback_servers):
+    """`inspect eval hallubench/precisewikiqa --model openai-api/loopback/under-test -T judge=openai:...,model=judge`
+    (the comma-split judge spec joined back), model and judge served by one loopback server; every other connection
+    goes to a dead proxy and tiktoken's cache is empty, so nothing is fetched; `hallubench score` on the log agrees
+    (about 10 s: a fresh interpreter importing inspect_ai)."""
+    server = loopback_servers.chat(cli_chat)
+    rows = [{"id": f"q{i}", "question": q, "answer": gold, "title": "T", "reference": "r", "difficulty": 0}
+            for i, (q, (gold, _)) in enumerate(CLI_QUESTIONS.items())]
+    dataset = save_set(tmp_path / "set", rows)
+    dead = "http://127.0.0.1:9"  # nothing listens on port 9
+    env = {**os.environ, "LOOPBACK_BASE_URL": server.base_url, "LOOPBACK_API_KEY": "unused",
+           "HTTP_PROXY": dead, "HTTPS_PROXY": dead, "NO_PROXY": "127.0.0.1", "TIKTOKEN_CACHE_DIR": str(tmp_path / "tk")}
+    run = subprocess.run([ROOT / ".venv/bin/inspect", "eval", "hallubench/precisewikiqa", "--display", "none",
+                          "--model", "openai-api/loopback/under-test", "--log-dir", tmp_path / "logs", "--limit", "3",
+                          "-T", f"dataset={dataset}", "-T", f"judge=openai:base_url={server.base_url},model=judge"],
+                         capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    [log_file] = (tmp_path / "logs").iterdir()
+    log = read_eval_log(str(log_file))
+    assert log.status == "success" and log.eval.model == "openai-api/loopback/under-test"
+    assert log.eval.metadata["hallubench_judges"] == {"judge": f"openai:base_url={server.base_url},model=judge"}
+    models = [request["model"] for request in server.requests]
+    assert models.count("under-test") == 3 and models.count("judge") == len(models) - 3 >= 5
+    assert [s.output.completion for s in log.samples] == [reply for _, reply in list(CLI_QUESTIONS.values())[:3]]
+    values = inspect_metrics(log)
+    assert values["correct_rate"] == pytest.approx(1 / 3) and values["hallucination_rate"] == 0.5
+    assert_same_numbers(values, score_log(log, "precisewikiqa", tmp_path), "precisewikiqa")
 
 
 # ---------------------------------------------------------------- logs: JSON format, report, view

@@ -62,8 +62,15 @@ def refuse_credentials(name: str, options: Mapping[str, Any]) -> None:
                                   "put the key in an environment variable and name it with api_key_env=VAR")
 
 
+def rejoin_split_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Inspect's command line splits ``-T KEY=A,B`` at its commas (quoted or not) into a list; no hallubench option is
+    a list, so such a value (a judge spec ``openai:base_url=URL,model=M``) is joined back as it was typed."""
+    return {key: ",".join(map(str, value)) if isinstance(value, list) else value for key, value in options.items()}
+
+
 def benchmark_task(name: str, options: Mapping[str, Any]) -> Task:
     """The Inspect task of lm-eval task ``name`` with the ``-T`` options given (unset ones are None)."""
+    options = rejoin_split_options(options)
     refuse_credentials(name, options)
     benchmark = benchmark_for_task(name)
     config = task_config(name)
