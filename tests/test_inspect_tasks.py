@@ -2,7 +2,8 @@
 ``inspect_ai`` entry point, one per lm-eval task of the registry, with the lm-eval task's options, prompt and data;
 judged by hallubench's chain (the rule judge, a loopback LLM judge, or Inspect's ``grader`` model role); and a run's
 log read back by ``hallubench score`` (the same numbers), ``report`` and ``view``. The models under test are Inspect's
-``mockllm/model`` answering each prompt by a function of it, so concurrency cannot reorder the replies."""
+``mockllm/model`` answering each prompt by a function of it, so concurrency cannot reorder the replies; one slow test
+runs the ``inspect eval`` command line with a loopback OpenAI-compatible model (``openai-api/loopback/...``)."""
 
 from __future__ import annotations
 
