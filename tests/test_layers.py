@@ -204,3 +204,26 @@ def test_each_benchmark_is_one_package_per_layer(benchmark):
             assert home == f"{package}.prompts" or home.startswith(shared), (check.name, home)
     if benchmark.generator:
         assert (ROOT / "generators" / benchmark.generator.split(".")[0]).is_dir()
+
+
+def test_every_old_import_path_names_a_module_of_the_new_layout():
+    """hallubench/core/moved.py maps each module the layout moved to where it is now (one release of aliases)."""
+    from hallubench.core.moved import MOVED
+
+    assert not sorted(new for new in MOVED.values() if new not in modules())
+
+
+@pytest.mark.parametrize("old, new", [
+    ("hallu_metrics.precisewikiqa.checks", "hallu_metrics.benchmarks.precisewikiqa.checks"),
+    ("hallubench.scoring", "hallubench.reporting.scoring"),
+    ("hallu_metrics.faithfulness.rubric", "hallu_metrics.rubric.rubric"),
+])
+def test_an_old_import_path_gives_the_moved_module_itself_with_a_warning(old, new):
+    """The same module object (not a second copy, which would duplicate its state), and a DeprecationWarning."""
+    import importlib
+    import sys
+
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=f"{old.rsplit('.', 1)[0]}.* moved to"):
+        aliased = importlib.import_module(old)
+    assert aliased is importlib.import_module(new) and aliased.__name__ == new

@@ -91,9 +91,11 @@ class _MovedFinder(importlib.abc.MetaPathFinder):
 
 def new_name(old: str) -> str | None:
     """Where the module once named ``old`` lives now (a moved package's submodules included), or None."""
-    for before, after in MOVED.items():
-        if old == before or old.startswith(before + "."):
-            return after + old[len(before):]
+    parts = old.split(".")
+    for end in range(len(parts), 1, -1):  # the longest moved prefix: one dict lookup per level, on every import
+        after = MOVED.get(".".join(parts[:end]))
+        if after is not None:
+            return ".".join([after, *parts[end:]])
     return None
 
 
