@@ -121,10 +121,11 @@ def _judge_and_write(args: argparse.Namespace, benchmark: Any, flags: dict[str, 
             f"{result['judge_failed']} verdicts failed ({causes[0]}{more}); fix that and re-run to resume (finished "
             "calls are cached; the result counts them as unjudged)"
         )
-    share = unreadable["share"] or 0.0
-    if share > args.max_unreadable:
+    unreadable_share = unreadable["share"] or 0.0
+    if unreadable_share > args.max_unreadable:
         raise HallubenchError(
-            f"{args.task}: {share:.1%} of the judge verdicts are unreadable ({unreadable['metric']} {share:.3f} > "
+            f"{args.task}: {unreadable_share:.1%} of the judge verdicts are unreadable ({unreadable['metric']} "
+            f"{unreadable_share:.3f} > "
             f"--max-unreadable {args.max_unreadable:g}); the result leaves them out of every metric: fix the judge's "
             "format or re-ask with --retry-unparseable"
         )
